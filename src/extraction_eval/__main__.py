@@ -1,0 +1,3 @@
+from extraction_eval.cli import main
+
+main()

@@ -1,0 +1,101 @@
+"""Settings read from the environment, at call time and only here."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._exceptions import ConfigurationError
+
+ALLOW_DRIFT_VAR = "EXTRACTION_EVAL_ALLOW_CONTRACT_DRIFT"
+MODE_VAR = "EXTRACTION_EVAL_MODE"
+PR_BODY_VAR = "EXTRACTION_EVAL_PR_BODY"
+PROVIDER_VAR = "IBEX_WORKER_EXTRACTION_PROVIDER"
+BASE_URL_VAR = "IBEX_WORKER_EXTRACTION_BASE_URL"
+MODEL_VAR = "IBEX_WORKER_EXTRACTION_MODEL"
+VLLM_KEY_VAR = "IBEX_WORKER_EXTRACTION_API_KEY"
+OPENAI_KEY_VAR = "OPENAI_API_KEY"
+TRACKING_URI_VAR = "MLFLOW_TRACKING_URI"
+RUN_ID_VAR = "MLFLOW_RUN_ID"
+EXPERIMENT_ID_VAR = "MLFLOW_EXPERIMENT_ID"
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def _env(name: str) -> str | None:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return None
+    return value.strip()
+
+
+def env_flag(name: str) -> bool:
+    """True when ``name`` is set to 1/true/yes/on (any case)."""
+    value = _env(name)
+    return value is not None and value.lower() in _TRUE
+
+
+def in_ci() -> bool:
+    """CI systems set ``CI`` (GitHub Actions sets ``CI=true``)."""
+    value = _env("CI")
+    return value is not None and value.lower() not in {"0", "false", "no", "off"}
+
+
+def allow_contract_drift() -> bool:
+    """The local override; an error under CI, where it must never be set."""
+    if not env_flag(ALLOW_DRIFT_VAR):
+        return False
+    if in_ci():
+        raise ConfigurationError(
+            f"{ALLOW_DRIFT_VAR}=1 is set while CI is set; CI must never override the contract "
+            f"gate. Remove {ALLOW_DRIFT_VAR} from the CI environment and re-record or "
+            "re-generate the cassettes instead."
+        )
+    return True
+
+
+def project_root(start: Path | None = None) -> Path:
+    """The nearest folder at or above ``start`` (default: cwd) holding ``MLproject``; else cwd."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "MLproject").is_file():
+            return folder
+    return here
+
+
+def tracking_uri() -> str:
+    """``MLFLOW_TRACKING_URI``, or the embedded SQLite store in the project folder."""
+    uri = _env(TRACKING_URI_VAR)
+    if uri is not None:
+        return uri
+    return f"sqlite:///{project_root() / 'mlflow.db'}"
+
+
+def mlflow_run_id() -> str | None:
+    """The run ``mlflow run`` created for us, if any."""
+    return _env(RUN_ID_VAR)
+
+
+def env_value(name: str) -> str | None:
+    """A stripped environment value, None when unset or blank."""
+    return _env(name)
+
+
+@dataclass(frozen=True)
+class TrackingAuth:
+    """Credentials for an MLflow server, from MLflow's own variables."""
+
+    username: str | None
+    password: str | None
+    token: str | None
+    insecure_tls: bool
+
+
+def tracking_auth() -> TrackingAuth:
+    return TrackingAuth(
+        username=_env("MLFLOW_TRACKING_USERNAME"),
+        password=_env("MLFLOW_TRACKING_PASSWORD"),
+        token=_env("MLFLOW_TRACKING_TOKEN"),
+        insecure_tls=env_flag("MLFLOW_TRACKING_INSECURE_TLS"),
+    )

@@ -1,0 +1,108 @@
+"""Oracle-aligned cassettes: each response is its conversation's expected memories.
+
+They make the scorer, replay and gate testable for free. A perfect score on them
+proves the plumbing, not the model; every report built on them says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..contract import BatchExtractionResult, ExtractedMemory, prompt_sha256, request_sha256, schema_sha256
+from ..gold import (
+    CASSETTES_FILE,
+    MANIFEST_FILE,
+    Cassette,
+    CassetteManifest,
+    ExpectedMemory,
+    load_cassettes,
+    load_gold,
+    load_manifest,
+)
+from ..gold._load import gold_version
+from ..vocab import CassetteKind, Provider
+from ._store import build_manifest, now_iso, write_cassettes, write_manifest
+
+ORACLE_MODEL = "gpt-4o-mini"
+
+
+def oracle_response(memories: tuple[ExpectedMemory, ...]) -> str:
+    """The expected memories as a ``BatchExtractionResult`` JSON string."""
+    result = BatchExtractionResult(
+        memories=[
+            ExtractedMemory(
+                content=m.content,
+                categories=list(m.categories),
+                temporal_kind=m.temporal_kind,
+                supersedes=m.supersedes,
+            )
+            for m in memories
+        ]
+    )
+    return result.model_dump_json()
+
+
+@dataclass(frozen=True)
+class OracleResult:
+    cassettes_written: int
+    cassettes_kept: int
+    manifest_written: bool
+    manifest: CassetteManifest
+
+
+def write_oracle_cassettes(gold_dir: Path, *, model: str = ORACLE_MODEL) -> OracleResult:
+    """Write oracle-aligned cassettes and the manifest for a gold folder.
+
+    An existing row whose content would not change is kept byte for byte, so
+    re-running is idempotent and a diff shows only what moved.
+    """
+    manifest_path = gold_dir / MANIFEST_FILE
+    previous = load_manifest(manifest_path) if manifest_path.exists() else None
+    gold = load_gold(gold_dir, require_manifest=False)
+    version = gold_version(gold_dir, previous)
+    cassette_path = gold_dir / CASSETTES_FILE
+    existing = {c.conversation_id: (row.raw, c) for row, c in load_cassettes(cassette_path)} if cassette_path.exists() else {}
+
+    entries: dict[str, Cassette] = {}
+    keep: dict[str, bytes] = {}
+    stamp = now_iso()
+    for conversation in gold.conversations:
+        cid = conversation.conversation_id
+        fresh = Cassette(
+            conversation_id=cid,
+            request_sha256=request_sha256(conversation, model),
+            prompt_sha256=prompt_sha256(),
+            schema_sha256=schema_sha256(),
+            model=model,
+            cassette_kind=CassetteKind.ORACLE_ALIGNED,
+            recorded_at=stamp,
+            response=oracle_response(gold.by_conversation[cid]),
+            finish_reason="stop",
+            refusal=None,
+            system_fingerprint=None,
+            usage=None,
+        )
+        old = existing.get(cid)
+        if old is not None and old[1].model_copy(update={"recorded_at": stamp}) == fresh:
+            keep[cid], entries[cid] = old
+        else:
+            entries[cid] = fresh
+    order = [c.conversation_id for c in gold.conversations]
+    write_cassettes(cassette_path, order, entries, keep_raw=keep)
+    manifest = build_manifest(
+        gold,
+        provider=Provider.OPENAI.value,
+        model=model,
+        kind=CassetteKind.ORACLE_ALIGNED,
+        cassettes=list(entries.values()),
+        previous=previous,
+        version=version,
+    )
+    written = write_manifest(manifest_path, manifest, previous)
+    return OracleResult(
+        cassettes_written=len(entries) - len(keep),
+        cassettes_kept=len(keep),
+        manifest_written=written,
+        manifest=manifest if written or previous is None else previous,
+    )

@@ -1,0 +1,129 @@
+"""Replay: answer each conversation from its cassette, after checking the request hash.
+
+Nothing is replayed silently. A missing cassette, a request hash mismatch or a
+cassette for a conversation the gold set does not have stops the run; the error
+names the conversation and, like vcrpy, shows for the closest recordings which
+part of the request matched and which did not.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .._exceptions import CassetteError
+from ..contract import prompt_sha256, request_sha256, schema_sha256
+from ..gold import Cassette, Conversation
+
+_CHECK = {True: "ok", False: "DIFFERS"}
+
+
+@dataclass(frozen=True)
+class ReplayPlan:
+    """The cassettes a replay will use, and the ones it will not."""
+
+    cassettes: Mapping[str, Cassette]
+    unused: tuple[str, ...]
+
+
+def _explain(
+    conversation: Conversation,
+    model: str,
+    cassette: Cassette,
+    expected_hash: str,
+    hash_owner: Mapping[str, str],
+) -> list[str]:
+    """What matches and what differs between a request and one recording."""
+    lines = [f"  recording {cassette.conversation_id!r} (recorded_at {cassette.recorded_at}):"]
+    lines.append(
+        f"    conversation_id  {_CHECK[cassette.conversation_id == conversation.conversation_id]}"
+    )
+    lines.append(
+        f"    model            {_CHECK[cassette.model == model]}"
+        + ("" if cassette.model == model else f" (recorded {cassette.model!r}, requested {model!r})")
+    )
+    same_request = cassette.request_sha256 == expected_hash
+    detail = ""
+    if not same_request:
+        if cassette.model != model and request_sha256(conversation, cassette.model) == cassette.request_sha256:
+            detail = " (only the model name differs)"
+        elif cassette.request_sha256 in hash_owner:
+            detail = (
+                f" (it is the request of conversation {hash_owner[cassette.request_sha256]!r}: "
+                "cassettes swapped or ids renamed)"
+            )
+        else:
+            detail = (
+                " (rendered messages or sampling differ: the conversation's turns or "
+                "session_date, the renderer, or SAMPLING changed since recording)"
+            )
+    lines.append(f"    request_sha256   {_CHECK[same_request]}{detail}")
+    lines.append(f"    prompt_sha256    {_CHECK[cassette.prompt_sha256 == prompt_sha256()]}")
+    lines.append(f"    schema_sha256    {_CHECK[cassette.schema_sha256 == schema_sha256()]}")
+    return lines
+
+
+def _closest(conversation_id: str, candidates: Sequence[str]) -> list[str]:
+    return difflib.get_close_matches(conversation_id, candidates, n=2, cutoff=0.5)
+
+
+def plan_replay(
+    path: Path,
+    cassettes: Sequence[Cassette],
+    all_conversations: Sequence[Conversation],
+    selected: Sequence[Conversation],
+    model: str,
+) -> ReplayPlan:
+    """Check every selected conversation has a cassette for exactly its request."""
+    by_id = {c.conversation_id: c for c in cassettes}
+    known = {c.conversation_id for c in all_conversations}
+    hashes = {c.conversation_id: request_sha256(c, model) for c in all_conversations}
+    owner = {h: cid for cid, h in hashes.items()}
+    fix = (
+        "Re-generate the oracle cassettes (`extraction-eval cassettes oracle`) or re-record "
+        "them (`extraction-eval run --mode record`); no override lifts this."
+    )
+
+    unknown = [c.conversation_id for c in cassettes if c.conversation_id not in known]
+    if unknown:
+        raise CassetteError(
+            f"{path}: cassettes for conversations the gold set does not have: {unknown!r}. "
+            f"Remove them, or fix the conversation ids. {fix}"
+        )
+
+    problems: list[str] = []
+    for conversation in selected:
+        cid = conversation.conversation_id
+        cassette = by_id.get(cid)
+        if cassette is None:
+            lines = [f"conversation {cid!r}: no cassette recorded."]
+            for near in _closest(cid, list(by_id)):
+                lines += _explain(conversation, model, by_id[near], hashes[cid], owner)
+            same = [c for c in cassettes if c.request_sha256 == hashes[cid]]
+            for twin in same:
+                lines.append(f"  the recording filed as {twin.conversation_id!r} has this request.")
+            problems.append("\n".join(lines))
+            continue
+        if cassette.request_sha256 != hashes[cid]:
+            lines = [
+                f"conversation {cid!r}: request hash mismatch (recorded "
+                f"{cassette.request_sha256[:12]}…, now {hashes[cid][:12]}…)."
+            ]
+            lines += _explain(conversation, model, cassette, hashes[cid], owner)
+            problems.append("\n".join(lines))
+    if problems:
+        shown = problems[:5]
+        more = f"\n... and {len(problems) - 5} more." if len(problems) > 5 else ""
+        raise CassetteError(
+            f"{path}: {len(problems)} conversation(s) cannot be replayed:\n"
+            + "\n".join(shown)
+            + more
+            + f"\n{fix}"
+        )
+    selected_ids = {c.conversation_id for c in selected}
+    return ReplayPlan(
+        cassettes={cid: by_id[cid] for cid in selected_ids},
+        unused=tuple(c.conversation_id for c in cassettes if c.conversation_id not in selected_ids),
+    )

@@ -1,0 +1,117 @@
+"""Writing cassette files and manifests atomically, keeping unchanged rows byte-identical."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from .._jsonio import atomic_write_bytes, dumps_line, sha256_file, write_json
+from ..contract import prompt_sha256, schema_sha256
+from ..gold import (
+    CASSETTES_FILE,
+    CONVERSATIONS_FILE,
+    EXPECTED_FILE,
+    Cassette,
+    CassetteManifest,
+    GoldSet,
+    LabelReview,
+    ManifestCounts,
+    ManifestSubsets,
+    choose_subsets,
+)
+from ..gold._subsets import SMOKE_REQUIREMENTS, smoke_coverage
+from ..vocab import CassetteKind
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def cassette_line(cassette: Cassette) -> bytes:
+    return dumps_line(cassette.model_dump(mode="json")).encode("utf-8")
+
+
+def write_cassettes(
+    path: Path,
+    order: Sequence[str],
+    entries: Mapping[str, Cassette],
+    keep_raw: Mapping[str, bytes] | None = None,
+) -> None:
+    """Write one line per conversation in gold order; ``keep_raw`` lines are kept as bytes."""
+    keep_raw = keep_raw or {}
+    lines = []
+    for cid in order:
+        if cid in keep_raw:
+            lines.append(keep_raw[cid])
+        elif cid in entries:
+            lines.append(cassette_line(entries[cid]))
+    atomic_write_bytes(path, b"".join(line + b"\n" for line in lines))
+
+
+def _subsets_for(gold: GoldSet, previous: CassetteManifest | None) -> ManifestSubsets:
+    if previous is not None:
+        known = {c.conversation_id for c in gold.conversations}
+        kept = previous.subsets
+        ids_ok = set(kept.smoke) <= known and set(kept.fast) <= known and kept.smoke and kept.fast
+        covered = smoke_coverage(kept.smoke, gold.by_conversation) == SMOKE_REQUIREMENTS
+        if ids_ok and covered:
+            return kept
+    return choose_subsets(gold.conversations, gold.by_conversation)
+
+
+def build_manifest(
+    gold: GoldSet,
+    *,
+    provider: str,
+    model: str,
+    kind: CassetteKind,
+    cassettes: Sequence[Cassette],
+    previous: CassetteManifest | None,
+    version: str,
+    label_review: LabelReview | None = None,
+) -> CassetteManifest:
+    """A manifest for the files as they are on disk now (hashes read from the bytes)."""
+    stats = gold.stats()
+    return CassetteManifest(
+        gold_version=version,
+        provider=provider,
+        model=model,
+        cassette_kind=kind,
+        prompt_sha256=prompt_sha256(),
+        schema_sha256=schema_sha256(),
+        files={
+            name: sha256_file(gold.path / name)
+            for name in (CONVERSATIONS_FILE, EXPECTED_FILE, CASSETTES_FILE)
+        },
+        counts=ManifestCounts(
+            conversations=stats["conversations"],
+            expected_memories=stats["expected_memories"],
+            cassettes=len(cassettes),
+            multi_label=stats["multi_label"],
+            supersession=stats["supersession"],
+            negative_conversations=stats["negative_conversations"],
+        ),
+        subsets=_subsets_for(gold, previous),
+        label_review=label_review
+        if label_review is not None
+        else (previous.label_review if previous is not None else None),
+        generated_at=now_iso(),
+    )
+
+
+def write_manifest(path: Path, manifest: CassetteManifest, previous: CassetteManifest | None) -> bool:
+    """Write unless only ``generated_at`` would change. Returns whether it wrote."""
+    if previous is not None:
+        same = previous.model_dump(exclude={"generated_at"}) == manifest.model_dump(
+            exclude={"generated_at"}
+        )
+        if same and path.exists():
+            return False
+    write_json(path, manifest.model_dump(mode="json"))
+    return True
+
+
+def manifest_json(manifest: CassetteManifest) -> str:
+    return json.dumps(manifest.model_dump(mode="json"), indent=2, ensure_ascii=False)

@@ -1,0 +1,57 @@
+"""``extraction-eval gold validate``."""
+
+from __future__ import annotations
+
+import typer
+
+from .._exceptions import GoldDataError
+from ._app import app, new_app
+from ._options import DEFAULT_GOLD, GoldOption
+
+gold_app = new_app("Gold data: the versioned, hand-labeled conversations.")
+app.add_typer(gold_app, name="gold")
+
+
+@gold_app.command("validate")
+def validate_command(gold: GoldOption = DEFAULT_GOLD) -> None:
+    """Check every file, row, count, subset and pinned hash; print the counts."""
+    from ..gates._contract import check_cassette_rows
+    from ..gold import (
+        BASELINE_FILE,
+        CASSETTES_FILE,
+        PINNED_GOLD,
+        Problem,
+        check_gold,
+        load_baseline_file,
+        load_cassettes,
+        load_gold,
+    )
+
+    data = load_gold(gold)
+    assert data.manifest is not None
+    cassettes = [c for _, c in load_cassettes(gold / CASSETTES_FILE)]
+    problems = [*check_gold(data, data.manifest, cassettes), *check_cassette_rows(data.manifest, cassettes)]
+    baseline_path = gold / BASELINE_FILE
+    if baseline_path.exists():
+        baseline = load_baseline_file(baseline_path)
+        if baseline.gold_version != data.version:
+            problems.append(
+                Problem(
+                    "data",
+                    f"{baseline_path}: field 'gold_version' is {baseline.gold_version!r} but the "
+                    f"folder holds gold {data.version!r}; a baseline names the version it measured.",
+                )
+            )
+    stats = data.stats()
+    typer.echo(f"gold {data.version!r} at {gold}")
+    width = max(len(k) for k in stats)
+    for key, value in stats.items():
+        typer.echo(f"  {key:<{width}}  {value}")
+    typer.echo(f"  {'cassettes':<{width}}  {len(cassettes)} ({data.manifest.cassette_kind.value})")
+    typer.echo(f"  {'subset smoke':<{width}}  {len(data.manifest.subsets.smoke)}")
+    typer.echo(f"  {'subset fast':<{width}}  {len(data.manifest.subsets.fast)}")
+    pinned = "pinned" if data.version in PINNED_GOLD else "not pinned (no baseline yet)"
+    typer.echo(f"  {'frozen inputs':<{width}}  {pinned}")
+    if problems:
+        raise GoldDataError(f"{len(problems)} problem(s):\n" + "\n".join(p.message for p in problems))
+    typer.echo("ok")

@@ -1,0 +1,49 @@
+"""What a number rests on: the sentence every report carries about its evidence."""
+
+from __future__ import annotations
+
+from .vocab import CassetteKind
+
+NOT_PROVEN: tuple[str, ...] = (
+    "that live model precision or recall is 1.0;",
+    "that synthetic conversations represent customer traffic;",
+    "that extraction is safe against prompt injection or poisoned memory content;",
+    "that vLLM is benchmarked, GPU capacity exists, or latency fits the queue budget;",
+    "that a passing gate covers embedding quality, retrieval quality, or end-to-end answer "
+    "quality.",
+)
+
+
+def evidence_line(kind: str | None, *, model: str | None = None) -> str:
+    """One sentence: which kind of evidence the numbers rest on and what that means."""
+    if kind == CassetteKind.ORACLE_ALIGNED.value:
+        return (
+            "Evidence: oracle-aligned cassettes (oracle_aligned_expected_json). The cassettes "
+            "embed the expected JSON, so these numbers test the scoring, replay and gate "
+            "wiring, not the model; a perfect score here is not a quality claim."
+        )
+    if kind == CassetteKind.LIVE_RECORDED.value:
+        return (
+            f"Evidence: cassettes recorded from live calls to {model or 'the model'} "
+            "(live_openai_recorded), replayed deterministically. The numbers describe that "
+            "recording of that model under that prompt and schema on the synthetic gold set."
+        )
+    if kind == CassetteKind.LIVE_CALL.value:
+        return (
+            f"Evidence: live calls to {model or 'the model'} made by this run (live_call): a new "
+            "evidence event, reported and compared, never gated."
+        )
+    return "Evidence: not measured yet (no cassette kind recorded); there is no number to trust."
+
+
+def run_description(kind: str | None, *, model: str, provider: str, gold_version: str, subset: str) -> str:
+    """The MLflow run description: what the numbers rest on and what they do not prove."""
+    lines = [
+        f"extraction-eval of {provider}/{model} on gold {gold_version} ({subset} subset).",
+        "",
+        evidence_line(kind, model=model),
+        "",
+        "What the numbers do not prove:",
+        *(f"- {item}" for item in NOT_PROVEN),
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,190 @@
+"""Running the regression gate: which run, read the store, judge, report.
+
+Kept free of ``import mlflow`` for http(s) tracking servers: the gate is on every
+pull request's critical path and should start in well under a second.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .._exceptions import TrackingError
+from .._git import git_state
+from .._jsonio import atomic_write_text
+from .._settings import project_root, tracking_uri
+from ..evidence import evidence_line
+from ..tracking._names import EXPERIMENT, TAG_CASSETTE_KIND, TAG_MODEL
+from ..tracking._records import BaselineRecord, RunRecord, TrackingReader
+from ._regression import GateResult, Verdict, _cannot, judge
+
+
+@dataclass(frozen=True)
+class RunChoice:
+    run_id: str | None
+    source: str
+
+
+def choose_run(run_id: str | None, output_dir: Path) -> RunChoice:
+    """``--run-id``, else ``run.json`` from the last ``run``, else a search by HEAD (None)."""
+    if run_id:
+        return RunChoice(run_id, "--run-id")
+    run_json = output_dir / "run.json"
+    if run_json.is_file():
+        try:
+            found = json.loads(run_json.read_text(encoding="utf-8"))["run_id"]
+        except (ValueError, KeyError, TypeError):
+            raise TrackingError(
+                f"{run_json}: no 'run_id' in it; rerun `extraction-eval run` or pass --run-id."
+            ) from None
+        return RunChoice(str(found), str(run_json))
+    return RunChoice(None, "search")
+
+
+def _find(reader: TrackingReader, choice: RunChoice) -> tuple[RunRecord | None, str]:
+    if choice.run_id is not None:
+        run = reader.get_run(choice.run_id)
+        if run is None:
+            return None, f"run {choice.run_id!r} (from {choice.source}) is not in the tracking store."
+        return run, ""
+    commit = git_state(project_root()).commit
+    if commit is None:
+        return None, (
+            "no run to judge: no --run-id, no output/run.json, and no git HEAD to search by. "
+            "Run `extraction-eval run --mode cassette` first."
+        )
+    filter_string = (
+        f"tags.`mlflow.source.git.commit` = '{commit}' and tags.subset = 'full' "
+        "and tags.run_kind = 'eval' and attributes.status = 'FINISHED'"
+    )
+    run = reader.newest_run(EXPERIMENT, filter_string)
+    if run is None:
+        return None, (
+            f"no finished full-set run in experiment {EXPERIMENT!r} for HEAD {commit[:12]}; "
+            "run `extraction-eval run --mode cassette` first."
+        )
+    return run, ""
+
+
+def evaluate(reader: TrackingReader, choice: RunChoice) -> GateResult:
+    """Judge the chosen run; an unreachable store fails closed."""
+    try:
+        run, why = _find(reader, choice)
+        if run is None:
+            return _cannot(why)
+        baselines = reader.baselines()
+    except TrackingError as exc:
+        return _cannot(str(exc))
+    return judge(run, baselines)
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def _delta(value: float | None) -> str:
+    return "—" if value is None else f"{value:+.4f}"
+
+
+def render_markdown(result: GateResult, *, baseline_note: str = "") -> str:
+    """The report written to output/gate.md and the job summary."""
+    title = {
+        Verdict.PASS: "PASS",
+        Verdict.REGRESSION: "FAIL: regression",
+        Verdict.CANNOT_EVALUATE: "FAIL: could not evaluate",
+        Verdict.REPORT_ONLY: "REPORT ONLY (manual provider, never fails the build)",
+    }[result.verdict]
+    lines = [f"## extraction-eval regression gate: {title}", ""]
+    lines += [f"- {reason}" for reason in result.reasons]
+    run, base = result.run, result.baseline
+    if run is not None:
+        t = run.tags
+        lines += [
+            "",
+            f"**Run** `{run.run_id}`: provider `{t.get('provider')}`, model `{t.get('model')}`, "
+            f"mode `{t.get('mode')}`, gold `{t.get('gold_version')}`, subset `{t.get('subset')}`, "
+            f"matcher `{t.get('matcher')}`, enforcement `{t.get('enforcement')}`, commit "
+            f"`{(t.get('mlflow.source.git.commit') or '?')[:12]}`.",
+            "",
+            evidence_line(t.get(TAG_CASSETTE_KIND), model=t.get(TAG_MODEL)),
+        ]
+    if base is not None:
+        lines += [
+            "",
+            f"**Baseline** `{base.model_name}` version {base.version} (run `{base.run_id}`), "
+            f"enforcement `{base.enforcement}`, source `{base.tags.get('baseline_source', '?')}`.",
+            "",
+            "Baseline " + evidence_line(base.tags.get(TAG_CASSETTE_KIND), model=base.tags.get(TAG_MODEL)),
+        ]
+    if result.rows:
+        lines += ["", "| metric | baseline | run | delta | verdict |", "| --- | ---: | ---: | ---: | --- |"]
+        for row in result.rows:
+            key = row.key + (" (lower is better)" if row.lower_is_better else "")
+            lines.append(
+                f"| {key} | {_fmt(row.baseline)} | {_fmt(row.run)} | {_delta(row.delta)} | {row.status} |"
+            )
+        lines += ["", "A gated metric fails when it is worse than the baseline by more than 0.03 "
+                  "(deltas rounded to 9 places)."]
+    if baseline_note:
+        lines += ["", baseline_note]
+    return "\n".join(lines) + "\n"
+
+
+def baseline_file_note(gold_dir: Path, baseline: BaselineRecord | None) -> str:
+    """Point out a baseline file in this tree that differs from the registered baseline."""
+    if baseline is None or baseline.run is None:
+        return ""
+    path = gold_dir / "baseline_results.json"
+    if not path.is_file():
+        return ""
+    try:
+        block = json.loads(path.read_text(encoding="utf-8"))["providers"][baseline.provider]
+    except (ValueError, KeyError, TypeError):
+        return f"Note: {path} has no block for provider {baseline.provider!r}."
+    tree_metrics = block.get("metrics") or {}
+    changed = []
+    for key in baseline.gated_metrics:
+        registered = baseline.run.metrics.get(key)
+        if key in tree_metrics and registered is not None and round(tree_metrics[key] - registered, 9) != 0:
+            changed.append(f"`{key}` {registered:.4f} -> {tree_metrics[key]:.4f}")
+    if block.get("enforcement") != baseline.enforcement:
+        changed.append(f"enforcement `{baseline.enforcement}` -> `{block.get('enforcement')}`")
+    if not changed:
+        return ""
+    return (
+        f"**Review:** {path} in this tree differs from the registered baseline (the gate used the "
+        "registered one, seeded from the base revision): " + ", ".join(changed) + "."
+    )
+
+
+def publish(markdown: str, output_dir: Path) -> Path:
+    """Write output/gate.md and append to $GITHUB_STEP_SUMMARY when set."""
+    path = output_dir / "gate.md"
+    atomic_write_text(path, markdown)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as handle:
+            handle.write(markdown + "\n")
+    return path
+
+
+def run_gate(run_id: str | None, output_dir: Path, gold_dir: Path) -> tuple[GateResult, str]:
+    """The whole gate: choose, read, judge, render, publish. Returns the result and Markdown."""
+    uri = tracking_uri()
+    choice = choose_run(run_id, output_dir)
+    from ..tracking._client import open_reader
+
+    try:
+        reader = open_reader(uri)
+    except TrackingError as exc:
+        result = _cannot(str(exc))
+    else:
+        try:
+            result = evaluate(reader, choice)
+        finally:
+            reader.close()
+    markdown = render_markdown(result, baseline_note=baseline_file_note(gold_dir, result.baseline))
+    publish(markdown, output_dir)
+    return result, markdown

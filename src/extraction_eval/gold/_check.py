@@ -1,0 +1,145 @@
+"""Consistency of a gold folder with its manifest and with the pinned table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .._jsonio import sha256_file
+from ..vocab import Subset
+from ._load import CASSETTES_FILE, JSONL_FILES, GoldSet
+from ._models import Cassette, CassetteManifest
+from ._pinned import FROZEN_FILES, PINNED_GOLD
+from ._subsets import SMOKE_REQUIREMENTS, smoke_coverage
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One disagreement. ``drift`` problems are hash mismatches (the contract gate's)."""
+
+    kind: str  # "drift" | "data"
+    message: str
+
+
+def check_pinned(gold: GoldSet) -> list[Problem]:
+    pins = PINNED_GOLD.get(gold.version)
+    if pins is None:
+        return []
+    problems = []
+    for name in FROZEN_FILES:
+        actual = sha256_file(gold.path / name)
+        if actual != pins[name]:
+            problems.append(
+                Problem(
+                    "drift",
+                    f"{gold.path / name}: sha256 is {actual} but gold {gold.version!r} is pinned "
+                    f"to {pins[name]} (extraction_eval/gold/_pinned.py). Frozen inputs never "
+                    "change: restore the file with `git checkout -- "
+                    f"{gold.path / name}`, or put the change in a new version folder.",
+                )
+            )
+    return problems
+
+
+def check_file_hashes(
+    gold: GoldSet, manifest: CassetteManifest, names: Sequence[str] = JSONL_FILES
+) -> list[Problem]:
+    problems = []
+    for name in names:
+        path = gold.path / name
+        recorded = manifest.files.get(name)
+        if recorded is None:
+            problems.append(
+                Problem(
+                    "data",
+                    f"{gold.path / 'cassette_manifest.json'}: field 'files' has no sha256 for "
+                    f"{name!r}; regenerate the manifest (`extraction-eval cassettes oracle`).",
+                )
+            )
+            continue
+        if not path.is_file():
+            continue
+        actual = sha256_file(path)
+        if actual != recorded:
+            fix = (
+                "re-record (`extraction-eval run --mode record`) or re-generate "
+                "(`extraction-eval cassettes oracle`) the cassettes"
+                if name == CASSETTES_FILE
+                else f"restore the file with `git checkout -- {path}`, or re-generate the "
+                "manifest with `extraction-eval cassettes oracle` if the change is intended"
+            )
+            problems.append(
+                Problem(
+                    "drift",
+                    f"{path}: sha256 is {actual} but the manifest records {recorded}; {fix}.",
+                )
+            )
+    return problems
+
+
+def check_counts(
+    gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]
+) -> list[Problem]:
+    stats = gold.stats()
+    actual = {
+        "conversations": stats["conversations"],
+        "expected_memories": stats["expected_memories"],
+        "cassettes": len(cassettes),
+        "multi_label": stats["multi_label"],
+        "supersession": stats["supersession"],
+        "negative_conversations": stats["negative_conversations"],
+    }
+    where = gold.path / "cassette_manifest.json"
+    return [
+        Problem(
+            "data",
+            f"{where}: field 'counts.{key}' is {getattr(manifest.counts, key)} but the files "
+            f"hold {value}; regenerate the manifest (`extraction-eval cassettes oracle`).",
+        )
+        for key, value in actual.items()
+        if getattr(manifest.counts, key) != value
+    ]
+
+
+def check_subsets(gold: GoldSet, manifest: CassetteManifest) -> list[Problem]:
+    where = gold.path / "cassette_manifest.json"
+    known = {c.conversation_id for c in gold.conversations}
+    problems = []
+    for subset in (Subset.SMOKE, Subset.FAST):
+        ids = getattr(manifest.subsets, subset.value)
+        if not ids:
+            problems.append(Problem("data", f"{where}: subset {subset.value!r} is empty."))
+        unknown = [cid for cid in ids if cid not in known]
+        if unknown:
+            problems.append(
+                Problem(
+                    "data",
+                    f"{where}: subset {subset.value!r} names conversations that do not exist: "
+                    f"{unknown!r}; remove them or regenerate the subsets.",
+                )
+            )
+        if len(set(ids)) != len(ids):
+            problems.append(Problem("data", f"{where}: subset {subset.value!r} repeats ids."))
+    missing = SMOKE_REQUIREMENTS - smoke_coverage(manifest.subsets.smoke, gold.by_conversation)
+    if missing:
+        problems.append(
+            Problem(
+                "data",
+                f"{where}: subset 'smoke' does not cover {sorted(missing)!r}; add a conversation "
+                "that does (docs/gold-set.md says what smoke must cover).",
+            )
+        )
+    return problems
+
+
+def check_gold(
+    gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]
+) -> list[Problem]:
+    """Every check ``gold validate`` runs after the rows themselves parsed."""
+    return [
+        *check_pinned(gold),
+        *check_file_hashes(gold, manifest),
+        *check_counts(gold, manifest, cassettes),
+        *check_subsets(gold, manifest),
+    ]
+

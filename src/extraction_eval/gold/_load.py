@@ -1,0 +1,217 @@
+"""Read a gold folder, row by row, with errors that name the file, line, field and fix."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .._exceptions import GoldDataError
+from .._jsonio import JsonlRow, iter_jsonl, read_json
+from ..vocab import CATEGORIES, TEMPORAL_KINDS, Subset
+from ._models import BaselineFile, Cassette, CassetteManifest, Conversation, ExpectedMemory
+
+CONVERSATIONS_FILE = "conversations.jsonl"
+EXPECTED_FILE = "expected_memories.jsonl"
+CASSETTES_FILE = "openai_cassettes.jsonl"
+MANIFEST_FILE = "cassette_manifest.json"
+BASELINE_FILE = "baseline_results.json"
+JSONL_FILES = (CONVERSATIONS_FILE, EXPECTED_FILE, CASSETTES_FILE)
+
+_M = TypeVar("_M", bound=BaseModel)
+
+_FIXES: Mapping[str, str] = {
+    "categories": f"use 1 to 3 distinct values of {[c.value for c in CATEGORIES]!r}",
+    "temporal_kind": f"use one of {[k.value for k in TEMPORAL_KINDS]!r}",
+    "role": "use 'user' or 'assistant'",
+    "session_date": "write the date as YYYY-MM-DD",
+    "supersedes": "use null, or the stale fact in canonical style ('User ...')",
+    "cassette_kind": "use 'oracle_aligned_expected_json' or 'live_openai_recorded'",
+}
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(row)"
+
+
+def format_validation_error(where: str, exc: ValidationError, *, what: str) -> str:
+    """One message per pydantic error: location, field, the bad value, the fix."""
+    lines = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        name = _field_path(loc)
+        top = next((p for p in loc if isinstance(p, str)), "")
+        if err["type"] == "missing":
+            fix = f"add the field {top!r} (every field of a {what} is required)"
+            lines.append(f"{where}: field {name!r} is missing; {fix}.")
+            continue
+        if err["type"] == "extra_forbidden":
+            lines.append(
+                f"{where}: field {name!r} is not part of a {what}; remove it or fix its spelling."
+            )
+            continue
+        fix = _FIXES.get(top, "see docs/data-format.md")
+        value = err.get("input")
+        lines.append(f"{where}: field {name!r}: {err['msg']} (got {value!r}); {fix}.")
+    return "\n".join(lines)
+
+
+def parse_row(row: JsonlRow, model: type[_M], *, what: str) -> _M:
+    try:
+        return model.model_validate(row.value)
+    except ValidationError as exc:
+        raise GoldDataError(
+            format_validation_error(f"{row.path}:{row.line}", exc, what=what)
+        ) from None
+
+
+def parse_document(path: Path, model: type[_M], *, what: str) -> _M:
+    try:
+        return model.model_validate(read_json(path))
+    except ValidationError as exc:
+        raise GoldDataError(format_validation_error(str(path), exc, what=what)) from None
+
+
+def _unique(rows: list[tuple[JsonlRow, _M]], key: str, path: Path) -> None:
+    seen: dict[str, int] = {}
+    for row, item in rows:
+        value = getattr(item, key)
+        if value in seen:
+            raise GoldDataError(
+                f"{path}:{row.line}: field {key!r}: duplicate id {value!r} (first on line "
+                f"{seen[value]}); ids must be unique, rename or remove one of them."
+            )
+        seen[value] = row.line
+
+
+def load_conversations(path: Path) -> list[tuple[JsonlRow, Conversation]]:
+    rows = [(row, parse_row(row, Conversation, what="conversation")) for row in iter_jsonl(path)]
+    _unique(rows, "conversation_id", path)
+    return rows
+
+
+def load_expected(
+    path: Path, conversation_ids: Mapping[str, Any]
+) -> list[tuple[JsonlRow, ExpectedMemory]]:
+    rows = [
+        (row, parse_row(row, ExpectedMemory, what="expected memory")) for row in iter_jsonl(path)
+    ]
+    _unique(rows, "memory_id", path)
+    for row, memory in rows:
+        if memory.conversation_id not in conversation_ids:
+            raise GoldDataError(
+                f"{path}:{row.line}: field 'conversation_id': {memory.conversation_id!r} is not "
+                f"a conversation in {CONVERSATIONS_FILE}; fix the id or add the conversation."
+            )
+    return rows
+
+
+def load_cassettes(path: Path) -> list[tuple[JsonlRow, Cassette]]:
+    rows = [(row, parse_row(row, Cassette, what="cassette")) for row in iter_jsonl(path)]
+    _unique(rows, "conversation_id", path)
+    return rows
+
+
+def load_manifest(path: Path) -> CassetteManifest:
+    return parse_document(path, CassetteManifest, what="cassette manifest")
+
+
+def load_baseline_file(path: Path) -> BaselineFile:
+    return parse_document(path, BaselineFile, what="baseline file")
+
+
+@dataclass(frozen=True)
+class GoldSet:
+    """A gold folder's conversations and expected memories, checked row by row."""
+
+    path: Path
+    version: str
+    conversations: tuple[Conversation, ...]
+    memories: tuple[ExpectedMemory, ...]
+    manifest: CassetteManifest | None = field(default=None, compare=False)
+
+    @cached_property
+    def by_conversation(self) -> Mapping[str, tuple[ExpectedMemory, ...]]:
+        grouped: dict[str, list[ExpectedMemory]] = {c.conversation_id: [] for c in self.conversations}
+        for memory in self.memories:
+            grouped[memory.conversation_id].append(memory)
+        return {cid: tuple(items) for cid, items in grouped.items()}
+
+    @cached_property
+    def negative_ids(self) -> tuple[str, ...]:
+        return tuple(cid for cid, items in self.by_conversation.items() if not items)
+
+    def subset_conversations(self, subset: Subset) -> tuple[Conversation, ...]:
+        """The conversations of a subset, in gold order."""
+        if subset is Subset.FULL:
+            return self.conversations
+        if self.manifest is None:
+            raise GoldDataError(
+                f"{self.path / MANIFEST_FILE}: no manifest, so no {subset.value!r} subset; run "
+                f"`extraction-eval cassettes oracle --gold {self.path}` to write one."
+            )
+        wanted = set(getattr(self.manifest.subsets, subset.value))
+        return tuple(c for c in self.conversations if c.conversation_id in wanted)
+
+    def stats(self) -> dict[str, int]:
+        """Counts by category, temporal kind, multi-label, supersession and negatives."""
+        out: dict[str, int] = {
+            "conversations": len(self.conversations),
+            "expected_memories": len(self.memories),
+            "negative_conversations": len(self.negative_ids),
+            "multi_label": sum(1 for m in self.memories if m.is_multi_label),
+            "supersession": sum(1 for m in self.memories if m.supersedes is not None),
+        }
+        per_category = Counter(c for m in self.memories for c in m.categories)
+        for category in CATEGORIES:
+            out[f"category/{category.value}"] = per_category[category]
+        per_kind = Counter(m.temporal_kind for m in self.memories)
+        for kind in TEMPORAL_KINDS:
+            out[f"temporal/{kind.value}"] = per_kind[kind]
+        turns = [len(c.turns) for c in self.conversations]
+        out["turns/min"] = min(turns, default=0)
+        out["turns/max"] = max(turns, default=0)
+        return out
+
+
+def gold_version(path: Path, manifest: CassetteManifest | None) -> str:
+    """The folder's name unless the manifest names a version."""
+    return manifest.gold_version if manifest is not None else Path(path).resolve().name
+
+
+def load_gold(path: Path, *, require_manifest: bool = True) -> GoldSet:
+    """Conversations and expected memories of a gold folder (and its manifest, if present)."""
+    path = Path(path)
+    if not path.is_dir():
+        raise GoldDataError(
+            f"{str(path)!r} is not a gold folder (not a directory). Pass --gold with a folder "
+            f"holding {CONVERSATIONS_FILE} and {EXPECTED_FILE}, e.g. --gold gold/v1."
+        )
+    conversation_rows = load_conversations(path / CONVERSATIONS_FILE)
+    conversations = tuple(c for _, c in conversation_rows)
+    ids = {c.conversation_id: c for c in conversations}
+    memories = tuple(m for _, m in load_expected(path / EXPECTED_FILE, ids))
+    manifest_path = path / MANIFEST_FILE
+    manifest: CassetteManifest | None = None
+    if manifest_path.exists():
+        manifest = load_manifest(manifest_path)
+    elif require_manifest:
+        raise GoldDataError(
+            f"{manifest_path}: file not found; write it with "
+            f"`extraction-eval cassettes oracle --gold {path}`."
+        )
+    return GoldSet(
+        path=path,
+        version=gold_version(path, manifest),
+        conversations=conversations,
+        memories=memories,
+        manifest=manifest,
+    )

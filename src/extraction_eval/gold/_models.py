@@ -1,0 +1,172 @@
+"""Pydantic models for every file of a gold folder (``extra="forbid"``: a typo must not pass)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..vocab import CassetteKind, Category, Enforcement, Subset, TemporalKind
+
+_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+
+
+def _check_iso_date(value: str) -> str:
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a real date in YYYY-MM-DD form") from None
+    return value
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Turn(_Strict):
+    """One message of a conversation."""
+
+    role: Literal["user", "assistant"] = Field(description="Who spoke: user or assistant.")
+    content: str = Field(min_length=1, description="What was said, as typed.")
+
+
+class Conversation(_Strict):
+    """One row of ``conversations.jsonl``."""
+
+    conversation_id: str = Field(pattern=_ID_PATTERN, description="Unique id in the gold set.")
+    session_date: str = Field(
+        pattern=r"^\d{4}-\d{2}-\d{2}$",
+        description="The day the conversation happened (YYYY-MM-DD); resolves relative dates.",
+    )
+    turns: tuple[Turn, ...] = Field(min_length=1, description="The messages, in order.")
+
+    _date = field_validator("session_date")(_check_iso_date)
+
+
+class ExpectedMemory(_Strict):
+    """One row of ``expected_memories.jsonl``: a memory a careful extractor produces."""
+
+    memory_id: str = Field(pattern=_ID_PATTERN, description="Unique id in the gold set.")
+    conversation_id: str = Field(description="The conversation it is extracted from.")
+    content: str = Field(min_length=1, description="The memory in canonical style ('User ...').")
+    categories: tuple[Category, ...] = Field(
+        min_length=1, max_length=3, description="One to three distinct categories."
+    )
+    temporal_kind: TemporalKind = Field(description="durable, current, past or future.")
+    supersedes: str | None = Field(
+        description="The stale fact this memory replaces (canonical style), or null."
+    )
+
+    @field_validator("categories")
+    @classmethod
+    def _distinct(cls, value: tuple[Category, ...]) -> tuple[Category, ...]:
+        if len(set(value)) != len(value):
+            raise ValueError(f"categories must be distinct, got {[c.value for c in value]!r}")
+        return value
+
+    @field_validator("supersedes")
+    @classmethod
+    def _not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("supersedes must be null or a non-empty stale fact")
+        return value
+
+    @property
+    def is_multi_label(self) -> bool:
+        return len(self.categories) > 1
+
+
+class Cassette(_Strict):
+    """One row of ``openai_cassettes.jsonl``: the provider's answer for one conversation."""
+
+    conversation_id: str = Field(description="The conversation this answers.")
+    request_sha256: str = Field(
+        pattern=r"^[0-9a-f]{64}$", description="Hash of model, sampling and rendered messages."
+    )
+    prompt_sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="System prompt hash.")
+    schema_sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="Output schema hash.")
+    model: str = Field(min_length=1, description="Model name as requested.")
+    cassette_kind: CassetteKind = Field(description="Where the response came from.")
+    recorded_at: str = Field(description="ISO 8601 time the response was recorded or generated.")
+    response: str | None = Field(description="The raw message content, or null.")
+    finish_reason: str | None = Field(description="The provider's finish reason.")
+    refusal: str | None = Field(description="The provider's refusal text, if it refused.")
+    system_fingerprint: str | None = Field(description="The provider's system fingerprint.")
+    usage: dict[str, Any] | None = Field(description="Token usage as the provider reported it.")
+
+    @field_validator("cassette_kind")
+    @classmethod
+    def _recorded_kind(cls, value: CassetteKind) -> CassetteKind:
+        if value is CassetteKind.LIVE_CALL:
+            raise ValueError("live_call describes a run without cassettes, not a cassette")
+        return value
+
+
+class ManifestCounts(_Strict):
+    """How many of each thing the gold folder holds."""
+
+    conversations: int = Field(ge=0)
+    expected_memories: int = Field(ge=0)
+    cassettes: int = Field(ge=0)
+    multi_label: int = Field(ge=0)
+    supersession: int = Field(ge=0)
+    negative_conversations: int = Field(ge=0)
+
+
+class ManifestSubsets(_Strict):
+    """Conversation ids of the quick subsets, chosen once and kept."""
+
+    smoke: tuple[str, ...] = Field(description="Every category, multi-label, supersession, negative.")
+    fast: tuple[str, ...] = Field(description="A stratified third of the set.")
+
+
+class LabelReview(_Strict):
+    """The record of the independent second read of the labels."""
+
+    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
+    summary: str = Field(min_length=1, description="What the review found and changed.")
+
+    _date = field_validator("date")(_check_iso_date)
+
+
+class CassetteManifest(_Strict):
+    """``cassette_manifest.json``: hashes, kind, counts and subsets of a gold folder."""
+
+    gold_version: str = Field(pattern=_ID_PATTERN)
+    provider: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    cassette_kind: CassetteKind
+    prompt_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    schema_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    files: dict[str, str] = Field(description="File name -> sha256 of its bytes.")
+    counts: ManifestCounts
+    subsets: ManifestSubsets
+    label_review: LabelReview | None
+    generated_at: str
+
+
+class ProviderBaseline(_Strict):
+    """One provider's block of ``baseline_results.json``; null means not measured yet."""
+
+    model: str = Field(min_length=1)
+    enforcement: Enforcement
+    cassette_kind: CassetteKind | None
+    subset: Subset
+    matcher: str | None = Field(pattern=r"^[A-Za-z0-9._-]+@[A-Za-z0-9._-]+$")
+    gated_metrics: tuple[str, ...]
+    metrics: dict[str, float] | None
+    last_refreshed: str | None
+    mlflow_run_id: str | None
+
+    @field_validator("last_refreshed")
+    @classmethod
+    def _date(cls, value: str | None) -> str | None:
+        return None if value is None else _check_iso_date(value)
+
+
+class BaselineFile(_Strict):
+    """``baseline_results.json``: the reviewed baseline of each provider."""
+
+    gold_version: str = Field(pattern=_ID_PATTERN)
+    providers: dict[str, ProviderBaseline]

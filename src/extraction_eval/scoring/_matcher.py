@@ -1,0 +1,240 @@
+"""Content matchers: when does a predicted memory say the same thing as an expected one.
+
+The default, ``keyed-dice@1``, is deterministic and conservative (docs/matcher.md):
+
+1. Text that is equal after normalisation (Unicode NFKC, case folding, punctuation
+   removed, white space collapsed) has similarity 1.0.
+2. Otherwise the two texts must carry the same *fact keys*, or the similarity is
+   0.0: dates (ISO, "May 8", "8 May 2026"), numbers (digits and number words up
+   to twenty, plus tens), times, weekdays, months, and proper nouns (capitalised
+   words not at the start of a sentence; month names count when capitalised). "code review day is Tuesday" never
+   matches "... Thursday"; "lives in Lisbon" never matches "lives in Porto".
+3. They must have the same polarity: the count of negation words (not, never,
+   dislikes, hates, avoids, quit, stopped, ...) is odd in both or even in both.
+4. Then the similarity is the Dice coefficient of their content words (stop words
+   dropped), where two words agree when equal or when both have 5+ letters and
+   share their first 5 ("allergic" / "allergy").
+
+A pair matches when the similarity is at or above the threshold (0.5).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Matcher(Protocol):
+    """Decides how similar two memory texts are; pluggable by name and version."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def threshold(self) -> float: ...
+
+    def similarity(self, a: str, b: str) -> float:
+        """A score in [0, 1]; pairs at or above ``threshold`` may be matched."""
+        ...
+
+
+def matcher_id(matcher: Matcher) -> str:
+    """``name@version``: part of every run's identity."""
+    return f"{matcher.name}@{matcher.version}"
+
+
+def normalize(text: str) -> str:
+    """NFKC, case folded, punctuation removed, white space collapsed."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    cleaned = "".join(
+        " " if unicodedata.category(ch).startswith(("P", "S")) else ch for ch in folded
+    )
+    return " ".join(cleaned.split())
+
+
+_MONTHS = {
+    name: index
+    for index, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_MONTH_NAMES = {name for name in _MONTHS if len(name) > 3 or name == "may"}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NUMBER_WORDS = {
+    word: index
+    for index, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+     "ninety": 90, "hundred": 100, "dozen": 12, "once": 1, "twice": 2}
+_NEGATORS = re.compile(
+    r"^(not|no|never|cannot|nor|without|neither|dislikes?|disliked|hates?|hated|avoids?|"
+    r"avoided|avoiding|quit|quits|stopped)$"
+)
+_STOP = frozenset(
+    """user users s the a an is are was were be been being to of in on at for with and or
+    their they them his her he she it its has have had that this these those by as from into
+    about who which very really also just there here than so do does did""".split()
+)
+_MONTH_ALT = "|".join(sorted(_MONTH_NAMES | {m for m in _MONTHS}, key=len, reverse=True))
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_MONTH_DAY = re.compile(
+    rf"\b({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.IGNORECASE
+)
+_DAY_MONTH = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_ALT})\.?(?:,?\s+(\d{{4}}))?\b",
+    re.IGNORECASE,
+)
+_TIME = re.compile(r"\b(\d{1,2}):(\d{2})\b")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_SENTENCE_END = re.compile(r"[.!?:;]$")
+
+
+def _number_key(raw: str) -> str:
+    if re.fullmatch(r"\d{1,3}(,\d{3})+", raw):
+        raw = raw.replace(",", "")
+    raw = raw.replace(",", ".")
+    if "." in raw:
+        raw = raw.rstrip("0").rstrip(".")
+    return f"num:{int(raw) if raw.isdigit() else raw}"
+
+
+@lru_cache(maxsize=8192)
+def fact_keys(text: str) -> frozenset[str]:
+    """The dates, numbers, times, weekdays, months and proper nouns a text names."""
+    nfkc = unicodedata.normalize("NFKC", text)
+    keys: set[str] = set()
+
+    def date_key(year: str | None, month: int, day: str) -> str:
+        return f"date:{year or '----'}-{month:02d}-{int(day):02d}"
+
+    rest = nfkc
+    for match in _ISO_DATE.finditer(rest):
+        keys.add(date_key(match.group(1), int(match.group(2)), match.group(3)))
+    rest = _ISO_DATE.sub(" ", rest)
+    for match in _MONTH_DAY.finditer(rest):
+        keys.add(date_key(match.group(3), _MONTHS[match.group(1).casefold()], match.group(2)))
+    rest = _MONTH_DAY.sub(" ", rest)
+    for match in _DAY_MONTH.finditer(rest):
+        keys.add(date_key(match.group(3), _MONTHS[match.group(2).casefold()], match.group(1)))
+    rest = _DAY_MONTH.sub(" ", rest)
+    for match in _TIME.finditer(rest):
+        keys.add(f"num:{int(match.group(1))}")
+        if match.group(2) != "00":
+            keys.add(f"num:{int(match.group(2))}")
+    rest = _TIME.sub(" ", rest)
+    for match in _NUMBER.finditer(rest):
+        keys.add(_number_key(match.group(0)))
+
+    sentence_start = True
+    for token in rest.split():
+        word_match = _WORD.search(token)
+        if word_match is not None:
+            word = word_match.group(0)
+            base = re.sub(r"['’]s$", "", word).casefold()
+            plural = base[:-1] if base.endswith("s") else base
+            if base in _WEEKDAYS or plural in _WEEKDAYS:
+                keys.add(f"day:{plural if plural in _WEEKDAYS else base}")
+            elif base in _MONTH_NAMES and word[0].isupper():
+                keys.add(f"month:{_MONTHS[base]:02d}")
+            elif base in _NUMBER_WORDS:
+                keys.add(f"num:{_NUMBER_WORDS[base]}")
+            elif (
+                word[0].isupper()
+                and not sentence_start
+                and base not in _STOP
+                and base not in {"i", "i'm", "i've"}
+            ):
+                keys.add(f"name:{base}")
+        sentence_start = bool(_SENTENCE_END.search(token))
+    return frozenset(keys)
+
+
+@lru_cache(maxsize=8192)
+def _content_tokens(text: str) -> tuple[tuple[str, ...], int]:
+    words = normalize(text.replace("n't", " not").replace("n’t", " not")).split()
+    negations = sum(1 for w in words if _NEGATORS.match(w))
+    # Dates, numbers, weekdays and months are compared as fact keys, not as words.
+    tokens = tuple(
+        w
+        for w in words
+        if w not in _STOP
+        and not _NEGATORS.match(w)
+        and not w.isdigit()
+        and w not in _MONTHS
+        and w.rstrip("s") not in _WEEKDAYS
+        and w not in _NUMBER_WORDS
+    )
+    return tokens, negations % 2
+
+
+def _agree(a: str, b: str) -> bool:
+    return a == b or (len(a) >= 5 and len(b) >= 5 and a[:5] == b[:5])
+
+
+def dice(a: tuple[str, ...], b: tuple[str, ...]) -> float:
+    """Dice coefficient with prefix agreement; each token of ``b`` is used at most once."""
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    unused = list(b)
+    common = 0
+    for token in a:
+        for index, other in enumerate(unused):
+            if _agree(token, other):
+                common += 1
+                del unused[index]
+                break
+    return 2.0 * common / (len(a) + len(b))
+
+
+@dataclass(frozen=True)
+class KeyedDiceMatcher:
+    """The default matcher (see the module docstring and docs/matcher.md)."""
+
+    name: str = "keyed-dice"
+    version: str = "1"
+    threshold: float = 0.5
+
+    def similarity(self, a: str, b: str) -> float:
+        if normalize(a) == normalize(b):
+            return 1.0
+        if fact_keys(a) != fact_keys(b):
+            return 0.0
+        tokens_a, polarity_a = _content_tokens(a)
+        tokens_b, polarity_b = _content_tokens(b)
+        if polarity_a != polarity_b:
+            return 0.0
+        return round(dice(tokens_a, tokens_b), 9)
+
+
+DEFAULT_MATCHER = KeyedDiceMatcher()
+
+
+def texts_match(matcher: Matcher, a: str, b: str) -> bool:
+    return matcher.similarity(a, b) >= matcher.threshold

@@ -1,0 +1,56 @@
+"""Turn a provider's raw answer into predictions or a typed failure (never repaired)."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import ValidationError
+
+from ..contract import BatchExtractionResult
+from ._types import FailureReason, Memory, Outcome
+
+
+def parse_response(
+    response: str | None, *, finish_reason: str | None = None, refusal: str | None = None
+) -> Outcome:
+    """The same path for a live answer and a replayed cassette.
+
+    A refusal, a ``length`` or ``content_filter`` finish, an empty answer, text that
+    is not JSON or JSON that breaks the schema is a failed conversation.
+    """
+    if refusal:
+        return Outcome.failed(FailureReason.REFUSAL, f"provider refused: {refusal[:200]!r}")
+    if finish_reason == "length":
+        return Outcome.failed(FailureReason.LENGTH, "finish_reason 'length': output cut off")
+    if finish_reason == "content_filter":
+        return Outcome.failed(FailureReason.CONTENT_FILTER, "finish_reason 'content_filter'")
+    if response is None or not response.strip():
+        return Outcome.failed(FailureReason.EMPTY_RESPONSE, "the response has no content")
+    try:
+        data = json.loads(response)
+    except json.JSONDecodeError as exc:
+        return Outcome.failed(
+            FailureReason.INVALID_JSON,
+            f"not JSON ({exc.msg} at column {exc.colno}): {response[:80]!r}",
+        )
+    try:
+        result = BatchExtractionResult.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(root)"
+        return Outcome.failed(
+            FailureReason.SCHEMA_INVALID,
+            f"breaks BatchExtractionResult: {where}: {first['msg']} "
+            f"({exc.error_count()} error(s))",
+        )
+    return Outcome(
+        predictions=tuple(
+            Memory(
+                content=m.content,
+                categories=frozenset(m.categories),
+                temporal_kind=m.temporal_kind,
+                supersedes=m.supersedes,
+            )
+            for m in result.memories
+        )
+    )

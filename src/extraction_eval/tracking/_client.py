@@ -1,0 +1,89 @@
+"""The gate's reader for local stores (the embedded SQLite default): the MLflow client."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._exceptions import TrackingError
+from ._names import BASELINE_ALIAS, provider_of_model
+from ._records import BaselineRecord, RunRecord
+
+
+def _record(run: Any) -> RunRecord:
+    return RunRecord(
+        run_id=run.info.run_id,
+        experiment_id=str(run.info.experiment_id),
+        status=run.info.status,
+        start_time=int(run.info.start_time or 0),
+        tags=dict(run.data.tags),
+        metrics=dict(run.data.metrics),
+    )
+
+
+class ClientReader:
+    """Reads runs and registered baselines through ``mlflow.MlflowClient``."""
+
+    def __init__(self, uri: str):
+        from mlflow import MlflowClient
+        from mlflow.exceptions import MlflowException
+
+        self._missing = MlflowException
+        self._client = MlflowClient(tracking_uri=uri, registry_uri=uri)
+        self._uri = uri
+
+    def _absent(self, exc: Exception) -> bool:
+        return "RESOURCE_DOES_NOT_EXIST" in str(getattr(exc, "error_code", "")) or "not found" in str(exc).lower()
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        try:
+            return _record(self._client.get_run(run_id))
+        except self._missing as exc:
+            if self._absent(exc):
+                return None
+            raise TrackingError(f"{self._uri!r}: cannot read run {run_id!r}: {exc}") from None
+
+    def newest_run(self, experiment_name: str, filter_string: str) -> RunRecord | None:
+        experiment = self._client.get_experiment_by_name(experiment_name)
+        if experiment is None:
+            return None
+        runs = self._client.search_runs(
+            [experiment.experiment_id],
+            filter_string=filter_string,
+            order_by=["attributes.start_time DESC"],
+            max_results=1,
+        )
+        return _record(runs[0]) if runs else None
+
+    def baselines(self) -> list[BaselineRecord]:
+        out = []
+        for model in self._client.search_registered_models(
+            filter_string="name LIKE 'extraction-eval-%'"
+        ):
+            provider = provider_of_model(model.name)
+            aliases = dict(model.aliases or {})
+            if provider is None or BASELINE_ALIAS not in aliases:
+                continue
+            version = self._client.get_model_version(model.name, str(aliases[BASELINE_ALIAS]))
+            out.append(
+                BaselineRecord(
+                    provider=provider,
+                    model_name=model.name,
+                    version=str(version.version),
+                    run_id=version.run_id or "",
+                    tags=dict(version.tags or {}),
+                    run=self.get_run(version.run_id) if version.run_id else None,
+                )
+            )
+        return out
+
+    def close(self) -> None:
+        return None
+
+
+def open_reader(uri: str) -> Any:
+    """REST over httpx for http(s) servers, the MLflow client for local stores."""
+    if uri.startswith(("http://", "https://")):
+        from ._rest import RestReader
+
+        return RestReader(uri)
+    return ClientReader(uri)

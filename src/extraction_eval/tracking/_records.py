@@ -1,0 +1,54 @@
+"""What the gate reads from a tracking store, independent of how it was read."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    run_id: str
+    experiment_id: str
+    status: str
+    start_time: int
+    tags: Mapping[str, str] = field(default_factory=dict)
+    metrics: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BaselineRecord:
+    """The model version behind alias ``baseline`` and the run it points at."""
+
+    provider: str
+    model_name: str
+    version: str
+    run_id: str
+    tags: Mapping[str, str]
+    run: RunRecord | None
+
+    @property
+    def enforcement(self) -> str | None:
+        return self.tags.get("enforcement")
+
+    @property
+    def gated_metrics(self) -> tuple[str, ...]:
+        raw = self.tags.get("gated_metrics")
+        if not raw:
+            return ()
+        value = json.loads(raw)
+        return tuple(str(v) for v in value)
+
+
+class TrackingReader(Protocol):
+    """Read access the regression gate needs; REST (httpx) or the MLflow client behind it."""
+
+    def get_run(self, run_id: str) -> RunRecord | None: ...
+
+    def newest_run(self, experiment_name: str, filter_string: str) -> RunRecord | None: ...
+
+    def baselines(self) -> list[BaselineRecord]: ...
+
+    def close(self) -> None: ...

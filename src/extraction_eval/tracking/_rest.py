@@ -1,0 +1,147 @@
+"""The gate's reader for http(s) tracking servers: MLflow's REST API over httpx.
+
+No ``import mlflow`` on this path, so the gate starts fast. Credentials come from
+MLflow's own variables: ``MLFLOW_TRACKING_TOKEN`` (bearer) or
+``MLFLOW_TRACKING_USERNAME``/``MLFLOW_TRACKING_PASSWORD`` (basic);
+``MLFLOW_TRACKING_INSECURE_TLS=true`` skips certificate checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from .._exceptions import TrackingError
+from .._settings import tracking_auth
+from ._names import BASELINE_ALIAS, provider_of_model
+from ._records import BaselineRecord, RunRecord
+
+_API = "/api/2.0/mlflow"
+
+
+def _run_record(payload: dict[str, Any]) -> RunRecord:
+    info = payload.get("info", {})
+    data = payload.get("data", {})
+    return RunRecord(
+        run_id=info.get("run_id") or info.get("run_uuid", ""),
+        experiment_id=str(info.get("experiment_id", "")),
+        status=info.get("status", "UNKNOWN"),
+        start_time=int(info.get("start_time", 0) or 0),
+        tags={t["key"]: t.get("value", "") for t in data.get("tags", [])},
+        metrics={m["key"]: float(m["value"]) for m in data.get("metrics", [])},
+    )
+
+
+class RestReader:
+    """Reads runs and registered baselines from an MLflow server over HTTP."""
+
+    def __init__(self, uri: str, *, timeout: float = 30.0, transport: httpx.BaseTransport | None = None):
+        auth_settings = tracking_auth()
+        headers = {"User-Agent": "extraction-eval-gate"}
+        auth: httpx.Auth | None = None
+        if auth_settings.token:
+            headers["Authorization"] = f"Bearer {auth_settings.token}"
+        elif auth_settings.username is not None and auth_settings.password is not None:
+            auth = httpx.BasicAuth(auth_settings.username, auth_settings.password)
+        self._uri = uri.rstrip("/")
+        self._client = httpx.Client(
+            base_url=self._uri + _API,
+            headers=headers,
+            auth=auth,
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+            verify=not auth_settings.insecure_tls,
+            transport=transport,
+        )
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any] | None:
+        try:
+            response = self._client.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise TrackingError(
+                f"tracking server {self._uri!r} is unreachable ({type(exc).__name__}: {exc}). "
+                "Start it, or set MLFLOW_TRACKING_URI to a server that is up."
+            ) from None
+        if response.status_code == 404:
+            return None
+        if response.status_code in (401, 403):
+            raise TrackingError(
+                f"tracking server {self._uri!r} refused the request ({response.status_code}); "
+                "set MLFLOW_TRACKING_TOKEN or MLFLOW_TRACKING_USERNAME/PASSWORD."
+            )
+        if response.status_code >= 400:
+            body = response.text[:300]
+            if "RESOURCE_DOES_NOT_EXIST" in body:
+                return None
+            raise TrackingError(
+                f"tracking server {self._uri!r} answered {response.status_code} to {method} "
+                f"{path}: {body!r}"
+            )
+        try:
+            result: dict[str, Any] = response.json()
+        except ValueError:
+            raise TrackingError(
+                f"{self._uri!r} did not answer with JSON to {path}; is MLFLOW_TRACKING_URI an "
+                "MLflow server?"
+            ) from None
+        return result
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        body = self._call("GET", "/runs/get", params={"run_id": run_id})
+        return None if body is None else _run_record(body["run"])
+
+    def newest_run(self, experiment_name: str, filter_string: str) -> RunRecord | None:
+        body = self._call(
+            "GET", "/experiments/get-by-name", params={"experiment_name": experiment_name}
+        )
+        if body is None:
+            return None
+        search = self._call(
+            "POST",
+            "/runs/search",
+            json={
+                "experiment_ids": [body["experiment"]["experiment_id"]],
+                "filter": filter_string,
+                "order_by": ["attributes.start_time DESC"],
+                "max_results": 1,
+                "run_view_type": "ACTIVE_ONLY",
+            },
+        )
+        runs = (search or {}).get("runs", [])
+        return _run_record(runs[0]) if runs else None
+
+    def baselines(self) -> list[BaselineRecord]:
+        body = self._call(
+            "GET",
+            "/registered-models/search",
+            params={"filter": "name LIKE 'extraction-eval-%'", "max_results": 1000},
+        )
+        out = []
+        for model in (body or {}).get("registered_models", []):
+            provider = provider_of_model(model["name"])
+            aliases = {a["alias"]: a["version"] for a in model.get("aliases", [])}
+            if provider is None or BASELINE_ALIAS not in aliases:
+                continue
+            found = self._call(
+                "GET",
+                "/model-versions/get",
+                params={"name": model["name"], "version": aliases[BASELINE_ALIAS]},
+            )
+            if found is None:
+                continue
+            version = found["model_version"]
+            run_id = version.get("run_id", "")
+            out.append(
+                BaselineRecord(
+                    provider=provider,
+                    model_name=model["name"],
+                    version=str(version["version"]),
+                    run_id=run_id,
+                    tags={t["key"]: t.get("value", "") for t in version.get("tags", [])},
+                    run=self.get_run(run_id) if run_id else None,
+                )
+            )
+        return out
+
+    def close(self) -> None:
+        self._client.close()

@@ -1,0 +1,93 @@
+"""The closed vocabularies of the contract, as ``str`` enums checked once at the edge."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Category(StrEnum):
+    """What kind of memory it is."""
+
+    FACTUAL = "factual"
+    PROCEDURAL = "procedural"
+    PREFERENCE = "preference"
+    BEHAVIORAL = "behavioral"
+    EPISODIC = "episodic"
+
+
+class TemporalKind(StrEnum):
+    """How long the memory is expected to stay true."""
+
+    DURABLE = "durable"
+    CURRENT = "current"
+    PAST = "past"
+    FUTURE = "future"
+
+
+class CassetteKind(StrEnum):
+    """Where a run's provider outputs came from (provenance, not proof)."""
+
+    ORACLE_ALIGNED = "oracle_aligned_expected_json"
+    LIVE_RECORDED = "live_openai_recorded"
+    LIVE_CALL = "live_call"
+
+
+class Enforcement(StrEnum):
+    """Whether a provider's regressions fail the build."""
+
+    CI = "ci"
+    MANUAL = "manual"
+
+
+class Subset(StrEnum):
+    """Which conversations a run covers."""
+
+    FULL = "full"
+    SMOKE = "smoke"
+    FAST = "fast"
+
+
+class Mode(StrEnum):
+    """How ``extraction-eval run`` produces provider outputs."""
+
+    CASSETTE = "cassette"
+    SMOKE = "smoke"
+    FAST = "fast"
+    RECORD = "record"
+    LIVE = "live"
+    VLLM = "vllm"
+
+    @property
+    def is_replay(self) -> bool:
+        return self in (Mode.CASSETTE, Mode.SMOKE, Mode.FAST)
+
+    @property
+    def subset(self) -> Subset:
+        if self is Mode.SMOKE:
+            return Subset.SMOKE
+        if self is Mode.FAST:
+            return Subset.FAST
+        return Subset.FULL
+
+
+class Provider(StrEnum):
+    """The providers the harness knows."""
+
+    OPENAI = "openai"
+    VLLM = "vllm"
+
+
+CATEGORIES: tuple[Category, ...] = tuple(Category)
+TEMPORAL_KINDS: tuple[TemporalKind, ...] = tuple(TemporalKind)
+
+__all__ = [
+    "CATEGORIES",
+    "TEMPORAL_KINDS",
+    "CassetteKind",
+    "Category",
+    "Enforcement",
+    "Mode",
+    "Provider",
+    "Subset",
+    "TemporalKind",
+]
