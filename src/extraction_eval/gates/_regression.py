@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from ..scoring._metrics import LOWER_IS_BETTER
+from ..metric_keys import LOWER_IS_BETTER
 from ..tracking._names import (
     TAG_CASSETTE_KIND,
     TAG_GOLD_VERSION,

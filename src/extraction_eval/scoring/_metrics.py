@@ -11,32 +11,14 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..metric_keys import DEFAULT_GATED_METRICS, LOWER_IS_BETTER
 from ..vocab import CATEGORIES
 from ._assign import assign
 from ._matcher import Matcher, texts_match
 from ._types import Case, ExpectedItem, Failure, Memory
 
-#: Metrics where a higher value is worse (the gate flips its comparison for them).
-LOWER_IS_BETTER: frozenset[str] = frozenset(
-    {
-        "supersession/stale_leak_rate",
-        "negatives/false_positive_rate",
-        "failures/rate",
-        "counts/failed",
-        "counts/spurious_supersedes",
-    }
-)
-
-#: The seed's gated metrics: the default of every provider's baseline block.
-DEFAULT_GATED_METRICS: tuple[str, ...] = (
-    *(f"precision/{c.value}" for c in CATEGORIES),
-    *(f"recall/{c.value}" for c in CATEGORIES),
-    "macro/precision",
-    "macro/recall",
-    "category_accuracy",
-    "temporal_accuracy",
-)
-
+__all__ = ["DEFAULT_GATED_METRICS", "LOWER_IS_BETTER", "ConversationScore", "MatchedPair",
+           "ScoreReport", "aggregate", "score", "score_conversation"]
 
 @dataclass(frozen=True)
 class MatchedPair:

@@ -96,7 +96,7 @@ def log_eval_run(
                 gold = mlflow.data.from_pandas(
                     frame, source=dataset.source, name=dataset.name, digest=dataset.digest
                 )
-            mlflow.log_input(gold, context="evaluation")
+                mlflow.log_input(gold, context="evaluation")
             for path in artifacts:
                 client.log_artifact(rid, str(path))
             mlflow.log_table(_table(table_rows), artifact_file="per_conversation_table.json", run_id=rid)

@@ -1,0 +1,26 @@
+"""Metric keys with a direction, and the default gated set (no heavy imports: the gate uses it)."""
+
+from __future__ import annotations
+
+from .vocab import CATEGORIES
+
+#: Metrics where a higher value is worse (the gate flips its comparison for them).
+LOWER_IS_BETTER: frozenset[str] = frozenset(
+    {
+        "supersession/stale_leak_rate",
+        "negatives/false_positive_rate",
+        "failures/rate",
+        "counts/failed",
+        "counts/spurious_supersedes",
+    }
+)
+
+#: The seed's gated metrics: the default of every provider's baseline block.
+DEFAULT_GATED_METRICS: tuple[str, ...] = (
+    *(f"precision/{c.value}" for c in CATEGORIES),
+    *(f"recall/{c.value}" for c in CATEGORIES),
+    "macro/precision",
+    "macro/recall",
+    "category_accuracy",
+    "temporal_accuracy",
+)

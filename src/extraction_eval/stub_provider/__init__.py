@@ -1,0 +1,19 @@
+"""A local OpenAI-compatible provider for tests and benchmarks (standard-library HTTP only).
+
+It answers ``POST /v1/chat/completions`` for the conversations of a gold folder, recognised
+by their rendered user message, with scripted latency, failures and answer kinds.
+"""
+
+from ._schema_check import strict_schema_errors
+from ._script import Behavior, StubScript, load_answer_set
+from ._server import RecordedRequest, StubProviderServer, serve
+
+__all__ = [
+    "Behavior",
+    "RecordedRequest",
+    "StubProviderServer",
+    "StubScript",
+    "load_answer_set",
+    "serve",
+    "strict_schema_errors",
+]

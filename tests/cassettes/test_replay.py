@@ -1,0 +1,112 @@
+"""Replay never answers silently: missing, mismatched and unknown cassettes stop the run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from extraction_eval import CassetteError
+from extraction_eval.cassettes import plan_replay, write_oracle_cassettes
+from extraction_eval.gold import load_cassettes, load_gold
+from extraction_eval.vocab import Subset
+
+
+def _plan(gold_dir: Path, subset: Subset = Subset.FULL, model: str = "gpt-4o-mini"):  # type: ignore[no-untyped-def]
+    gold = load_gold(gold_dir)
+    cassettes = [c for _, c in load_cassettes(gold_dir / "openai_cassettes.jsonl")]
+    return plan_replay(gold_dir / "openai_cassettes.jsonl", cassettes, gold.conversations,
+                       gold.subset_conversations(subset), model)
+
+
+def _rewrite(gold_dir: Path, fn) -> None:  # type: ignore[no-untyped-def]
+    path = gold_dir / "openai_cassettes.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows = fn(rows)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_full_replay_uses_every_cassette(tiny_gold: Path) -> None:
+    plan = _plan(tiny_gold)
+    assert sorted(plan.cassettes) == [f"t0{i}" for i in range(1, 9)]
+    assert plan.unused == ()
+
+
+def test_subset_reports_unused_entries(tiny_gold: Path) -> None:
+    gold = load_gold(tiny_gold)
+    assert gold.manifest is not None
+    plan = _plan(tiny_gold, Subset.FAST)
+    assert set(plan.cassettes) == set(gold.manifest.subsets.fast)
+    assert set(plan.unused) == {f"t0{i}" for i in range(1, 9)} - set(gold.manifest.subsets.fast)
+
+
+def test_missing_cassette_names_the_conversation_and_the_closest_recording(tiny_gold: Path) -> None:
+    _rewrite(tiny_gold, lambda rows: [r for r in rows if r["conversation_id"] != "t03"])
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold)
+    text = str(info.value)
+    assert "conversation 't03': no cassette recorded." in text
+    assert "recording 't0" in text and "conversation_id  DIFFERS" in text
+    assert "no override lifts this" in text
+
+
+def test_renamed_cassette_is_found_by_its_request(tiny_gold: Path) -> None:
+    def rename(rows):  # type: ignore[no-untyped-def]
+        for r in rows:
+            if r["conversation_id"] == "t03":
+                r["conversation_id"] = "t3"
+        return rows
+
+    _rewrite(tiny_gold, rename)
+    with pytest.raises(CassetteError, match=r"cassettes for conversations the gold set does not have: \['t3'\]"):
+        _plan(tiny_gold)
+
+
+def test_hash_mismatch_shows_what_differs(tiny_gold: Path) -> None:
+    path = tiny_gold / "conversations.jsonl"
+    path.write_text(path.read_text().replace("lisbon half marathon", "porto half marathon"))
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold)
+    text = str(info.value)
+    assert "conversation 't06': request hash mismatch" in text
+    assert "model            ok" in text
+    assert "request_sha256   DIFFERS (rendered messages or sampling differ" in text
+
+
+def test_model_only_mismatch_is_diagnosed(tiny_gold: Path) -> None:
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold, model="gpt-4o")
+    text = str(info.value)
+    assert "8 conversation(s) cannot be replayed" in text
+    assert "model            DIFFERS (recorded 'gpt-4o-mini', requested 'gpt-4o')" in text
+    assert "(only the model name differs)" in text
+
+
+def test_swapped_cassettes_are_diagnosed(tiny_gold: Path) -> None:
+    def swap(rows):  # type: ignore[no-untyped-def]
+        a = next(r for r in rows if r["conversation_id"] == "t01")
+        b = next(r for r in rows if r["conversation_id"] == "t02")
+        a["request_sha256"], b["request_sha256"] = b["request_sha256"], a["request_sha256"]
+        return rows
+
+    _rewrite(tiny_gold, swap)
+    with pytest.raises(CassetteError, match="it is the request of conversation 't02'"):
+        _plan(tiny_gold)
+
+
+def test_oracle_regeneration_is_idempotent(tiny_gold: Path) -> None:
+    before = {p.name: p.read_bytes() for p in tiny_gold.iterdir()}
+    result = write_oracle_cassettes(tiny_gold)
+    assert result.cassettes_written == 0 and result.cassettes_kept == 8 and not result.manifest_written
+    assert {p.name: p.read_bytes() for p in tiny_gold.iterdir()} == before
+
+
+def test_oracle_cassette_response_is_the_expected_json(tiny_gold: Path) -> None:
+    rows = {c.conversation_id: c for _, c in load_cassettes(tiny_gold / "openai_cassettes.jsonl")}
+    assert json.loads(rows["t08"].response or "") == {"memories": []}
+    assert json.loads(rows["t02"].response or "") == {
+        "memories": [{"content": "User lives in Lisbon.", "categories": ["factual"],
+                      "temporal_kind": "current", "supersedes": "User lives in Porto."}]
+    }
+    assert rows["t02"].cassette_kind.value == "oracle_aligned_expected_json"

@@ -1,0 +1,161 @@
+"""End to end against a real `mlflow server` on 127.0.0.1: eval, seed, gate, and every way to fail.
+
+The server is started by the session fixture (SQLite backend, one worker, background
+jobs off) and stopped by its PID. Commands run through the real CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from extraction_eval.cli import app
+
+from ..conftest import MlflowServer, free_port
+from ..helpers import drop_memories, mutate_cassettes
+
+pytestmark = pytest.mark.server
+
+runner = CliRunner()
+
+
+def cli(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def run_id(out: Path) -> str:
+    return str(json.loads((out / "run.json").read_text())["run_id"])
+
+
+def write_baseline(gold: Path, dest: Path, **changes: object) -> Path:
+    """A variant of the gold folder whose baseline file is edited (for seeding)."""
+    shutil.copytree(gold, dest)
+    path = dest / "baseline_results.json"
+    data = json.loads(path.read_text())
+    for key, value in changes.items():
+        if key == "providers":
+            data["providers"] = value
+        else:
+            data["providers"]["openai"][key] = value
+    path.write_text(json.dumps(data))
+    return dest
+
+
+def test_eval_seed_gate_and_every_failure(
+    tiny_gold: Path, mlflow_server: MlflowServer, server_uri: str, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    mlflow_server.reset_registry()
+    out = tmp_path / "out"
+
+    # 1. a cassette eval into the server
+    code, text = cli("run", "--mode", "cassette", "--gold", str(tiny_gold), "--output-dir", str(out))
+    assert code == 0, text
+    assert "oracle-aligned cassettes" in text
+    good_run = run_id(out)
+
+    # 2. no baseline registered yet: no ci provider, fail closed
+    code, text = cli("gate", "--output-dir", str(out), "--gold", str(tiny_gold))
+    assert code == 2 and "no provider with enforcement 'ci'" in text
+
+    # 3. seed the baseline from the reviewed file and pass the gate
+    code, text = cli("baseline", "register", "--gold", str(tiny_gold))
+    assert code == 0 and "openai: registered version 1" in text and "vllm: registered version 1" in text
+    code, text = cli("baseline", "register", "--gold", str(tiny_gold))
+    assert code == 2 and "already has a baseline" in text
+    code, text = cli("baseline", "register", "--gold", str(tiny_gold), "--if-missing")
+    assert code == 0 and "openai: kept version 1" in text
+    code, text = cli("gate", "--output-dir", str(out), "--gold", str(tiny_gold))
+    assert code == 0, text
+    assert "| precision/factual | 1.0000 | 1.0000 | +0.0000 | pass |" in text
+    assert (out / "gate.md").read_text().startswith("## extraction-eval regression gate: PASS")
+    code, text = cli("baseline", "show")
+    assert code == 0 and "openai: extraction-eval-openai v1" in text and "metrics: null" in text
+
+    # 4. a regressed run (mutated cassettes) fails the gate with exit 1
+    regressed = tmp_path / "regressed"
+    shutil.copytree(tiny_gold, regressed)
+    mutate_cassettes(regressed, drop_memories({"t01", "t05"}))
+    code, text = cli("run", "--mode", "cassette", "--gold", str(regressed), "--output-dir", str(out))
+    assert code == 0, text
+    code, text = cli("gate", "--output-dir", str(out), "--gold", str(tiny_gold))
+    assert code == 1, text
+    assert "| recall/factual | 1.0000 | 0.6667 | -0.3333 | FAIL |" in text
+    assert "| recall/episodic | 1.0000 | 0.5000 | -0.5000 | FAIL |" in text
+
+    # 5. fail-closed: smoke and fast runs are never gated
+    for mode in ("smoke", "fast"):
+        code, text = cli("run", "--mode", mode, "--gold", str(tiny_gold), "--output-dir", str(out))
+        assert code == 0
+        code, text = cli("gate", "--output-dir", str(out))
+        assert code == 2 and f"covers the '{mode}' subset" in text
+
+    # 6. fail-closed: an overridden run
+    override_gold = tmp_path / "override"
+    shutil.copytree(tiny_gold, override_gold)
+    import extraction_eval.contract._prompt as prompt_module
+
+    with monkeypatch.context() as patch:
+        original = prompt_module._prompt_bytes()
+        patch.setattr(prompt_module, "_prompt_bytes", lambda: original + b"\nchanged\n")
+        patch.setenv("EXTRACTION_EVAL_ALLOW_CONTRACT_DRIFT", "1")
+        code, text = cli("run", "--mode", "cassette", "--gold", str(override_gold), "--output-dir", str(out))
+    assert code == 0, text
+    assert "CONTRACT OVERRIDE: system prompt" in text
+    code, text = cli("gate", "--output-dir", str(out))
+    assert code == 2 and "contract_override=true" in text
+
+    # 7. fail-closed: another gold version than the baseline's
+    other = tmp_path / "other"
+    shutil.copytree(tiny_gold, other)
+    manifest_path = other / "cassette_manifest.json"
+    data = json.loads(manifest_path.read_text())
+    data["gold_version"] = "tiny2"
+    manifest_path.write_text(json.dumps(data))
+    code, text = cli("run", "--mode", "cassette", "--gold", str(other), "--output-dir", str(out))
+    assert code == 0
+    code, text = cli("gate", "--output-dir", str(out))
+    assert code == 2 and "gold version 'tiny2' but the baseline has 'tiny'" in text
+
+    # 8. fail-closed: another matcher, a missing gated metric, a provider with no baseline
+    for name, changes, message in (
+        ("matcher", {"matcher": "embedding@2"}, "matcher 'keyed-dice@1' but the baseline has 'embedding@2'"),
+        ("metric", {"gated_metrics": ["macro/recall", "recall/nonexistent"]}, "missing or NaN"),
+    ):
+        variant = write_baseline(tiny_gold, tmp_path / f"variant-{name}", **changes)
+        code, text = cli("baseline", "register", "--gold", str(variant), "--replace")
+        assert code == 0, text
+        code, text = cli("gate", "--run-id", good_run, "--output-dir", str(out))
+        assert code == 2 and message in text, text
+    only_other = write_baseline(
+        tiny_gold, tmp_path / "variant-provider",
+        providers={"anthropic": {
+            "model": "claude", "enforcement": "ci", "cassette_kind": None, "subset": "full",
+            "matcher": None, "gated_metrics": ["macro/recall"], "metrics": None,
+            "last_refreshed": None, "mlflow_run_id": None}},
+    )
+    mlflow_server.reset_registry()
+    code, text = cli("baseline", "register", "--gold", str(only_other))
+    assert code == 0
+    code, text = cli("gate", "--run-id", good_run, "--output-dir", str(out))
+    assert code == 2 and "provider 'openai', which has no registered baseline" in text
+
+    # 9. fail-closed: a run id that does not exist, and an unreachable server
+    code, text = cli("gate", "--run-id", "0" * 32, "--output-dir", str(out))
+    assert code == 2 and "is not in the tracking store" in text
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"http://127.0.0.1:{free_port()}")
+    code, text = cli("gate", "--run-id", good_run, "--output-dir", str(out))
+    assert code == 2 and "is unreachable" in text
+
+    # 10. back on the real baseline, the good run still passes: nothing above changed it
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", server_uri)
+    mlflow_server.reset_registry()
+    code, _ = cli("baseline", "register", "--gold", str(tiny_gold))
+    assert code == 0
+    code, text = cli("gate", "--run-id", good_run, "--output-dir", str(out))
+    assert code == 0, text

@@ -1,0 +1,152 @@
+"""One evaluation is one MLflow run with the contract's tags, metrics, dataset and artifacts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mlflow import MlflowClient
+
+from extraction_eval import ConfigurationError, ContractDriftError, GoldDataError, Mode, RunOptions, run_eval
+from extraction_eval.contract import prompt_sha256, schema_sha256
+
+from ..helpers import edit_manifest, mutate_cassettes
+
+TAGS = ["gold_version", "prompt_sha256", "schema_sha256", "cassette_kind", "enforcement", "provider",
+        "model", "mode", "subset", "matcher", "git_dirty", "contract_override", "run_kind"]
+
+
+def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = run_eval(Mode.CASSETTE, tiny_gold, out)
+    client = MlflowClient(local_store)
+    run = client.get_run(result.logged.run_id)
+    tags = run.data.tags
+    assert {t: tags[t] for t in TAGS} == {
+        "gold_version": "tiny", "prompt_sha256": prompt_sha256(), "schema_sha256": schema_sha256(),
+        "cassette_kind": "oracle_aligned_expected_json", "enforcement": "ci", "provider": "openai",
+        "model": "gpt-4o-mini", "mode": "cassette", "subset": "full", "matcher": "keyed-dice@1",
+        "git_dirty": "unknown", "contract_override": "false", "run_kind": "eval",
+    }
+    assert "oracle-aligned" in tags["mlflow.note.content"] and "not the model" in tags["mlflow.note.content"]
+    assert client.get_experiment(run.info.experiment_id).name == "extraction-eval"
+    assert run.info.status == "FINISHED"
+    metrics = run.data.metrics
+    assert metrics["macro/precision"] == metrics["macro/recall"] == 1.0
+    assert metrics["counts/expected"] == 8 and metrics["counts/conversations"] == 8
+    assert json.loads((out / "metrics.json").read_text()) == pytest.approx(metrics)
+    (dataset_input,) = run.inputs.dataset_inputs
+    assert dataset_input.dataset.name == "gold-tiny" and len(dataset_input.dataset.digest) == 16
+    artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
+    assert {"metrics.json", "per_conversation.jsonl", "cassette_manifest.json", "per_conversation_table.json"} <= artifacts
+    rows = [json.loads(line) for line in (out / "per_conversation.jsonl").read_text().splitlines()]
+    assert [r["conversation_id"] for r in rows] == [f"t0{i}" for i in range(1, 9)]
+    run_json = json.loads((out / "run.json").read_text())
+    assert run_json["run_id"] == run.info.run_id and run_json["tags"]["subset"] == "full"
+    assert "oracle" in run_json["evidence"]
+
+
+@pytest.mark.parametrize("mode", [Mode.SMOKE, Mode.FAST])
+def test_subset_modes_replay_the_manifests_subset(mode: Mode, tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+    manifest = json.loads((tiny_gold / "cassette_manifest.json").read_text())
+    result = run_eval(mode, tiny_gold, tmp_path / "out")
+    assert result.metrics["counts/conversations"] == len(manifest["subsets"][mode.value])
+    tags = MlflowClient(local_store).get_run(result.logged.run_id).data.tags
+    assert tags["subset"] == mode.value and tags["mode"] == mode.value
+
+
+def test_prompt_drift_stops_the_run_with_both_hashes_and_the_fix(
+    tiny_gold: Path, local_store: str, tmp_path: Path, changed_prompt: str
+) -> None:
+    recorded = json.loads((tiny_gold / "cassette_manifest.json").read_text())["prompt_sha256"]
+    with pytest.raises(ContractDriftError) as info:
+        run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+    text = str(info.value)
+    assert f"system prompt: manifest {recorded}, code {changed_prompt}" in text
+    assert "extraction-eval cassettes oracle" in text and "--mode record" in text
+    assert not (tmp_path / "out" / "run.json").exists()
+
+
+def test_override_runs_on_and_tags_the_run(
+    tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed_schema: str
+) -> None:
+    recorded = json.loads((tiny_gold / "cassette_manifest.json").read_text())["schema_sha256"]
+    monkeypatch.setenv("EXTRACTION_EVAL_ALLOW_CONTRACT_DRIFT", "1")
+    result = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+    tags = MlflowClient(local_store).get_run(result.logged.run_id).data.tags
+    assert tags["contract_override"] == "true" and tags["manifest_schema_sha256"] == recorded
+    assert tags["schema_sha256"] == changed_schema
+    assert result.metrics["macro/recall"] == 1.0  # the cassettes replay as recorded
+    assert "CONTRACT OVERRIDE" in tags["mlflow.note.content"]
+
+
+def test_override_under_ci_is_an_error(
+    tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed_schema: str
+) -> None:
+    monkeypatch.setenv("EXTRACTION_EVAL_ALLOW_CONTRACT_DRIFT", "1")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(ConfigurationError, match="CI must never override"):
+        run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+
+
+def test_bumping_only_the_manifest_hash_is_caught(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+    edit_manifest(tiny_gold, prompt_sha256="0" * 64)
+    with pytest.raises(GoldDataError, match="cassette 't01': prompt_sha256 is .* but the manifest says '0000"):
+        run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+
+
+def test_gold_file_drift_has_no_override(tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EXTRACTION_EVAL_ALLOW_CONTRACT_DRIFT", "1")
+    path = tiny_gold / "expected_memories.jsonl"
+    path.write_text(path.read_text().replace("Lisbon", "Braga"))
+    with pytest.raises(ContractDriftError, match="gold files drifted"):
+        run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+
+
+def test_failed_conversations_are_scored_and_the_run_goes_on(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+    bad = {"t01": {"response": "not json"}, "t03": {"response": None, "refusal": "no", "finish_reason": "stop"},
+           "t05": {"finish_reason": "length"}}
+    mutate_cassettes(tiny_gold, lambda row: {**row, **bad[row["conversation_id"]]} if row["conversation_id"] in bad else None)
+    result = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+    assert result.metrics["counts/failed"] == 3 and result.metrics["failures/rate"] == 3 / 8
+    assert result.metrics["counts/matched"] == 5
+    reasons = {c.conversation_id: c.failure.reason.value for c in result.report.conversations if c.failure}
+    assert reasons == {"t01": "invalid_json", "t03": "refusal", "t05": "length"}
+    assert not result.failed
+
+
+def test_max_failure_rate_marks_the_run_failed(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+    mutate_cassettes(tiny_gold, lambda row: {**row, "response": "{"} if row["conversation_id"] in {"t01", "t02"} else None)
+    result = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out", RunOptions(max_failure_rate=0.2))
+    assert result.failed
+    assert MlflowClient(local_store).get_run(result.logged.run_id).info.status == "FAILED"
+
+
+def test_uses_the_run_mlflow_run_created(tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    client = MlflowClient(local_store)
+    experiment_id = client.create_experiment("chosen-by-mlflow-run")
+    created = client.create_run(experiment_id)
+    monkeypatch.setenv("MLFLOW_RUN_ID", created.info.run_id)
+    result = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+    assert result.logged.run_id == created.info.run_id
+    assert client.get_run(created.info.run_id).data.tags["provider"] == "openai"
+    assert any("chosen by `mlflow run`" in n for n in result.notes)
+
+
+def test_unset_tracking_uri_means_sqlite_in_the_project_folder(tiny_gold: Path, isolated_env: Path, tmp_path: Path) -> None:
+    (isolated_env / "MLproject").write_text("name: x\n")
+    sub = isolated_env / "sub"
+    sub.mkdir()
+    import os
+
+    os.chdir(sub)
+    result = run_eval(Mode.SMOKE, tiny_gold, tmp_path / "out")
+    assert result.logged.tracking_uri == f"sqlite:///{isolated_env / 'mlflow.db'}"
+    assert (isolated_env / "mlflow.db").is_file()
+
+
+def test_provider_that_contradicts_the_mode_is_an_error(tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IBEX_WORKER_EXTRACTION_PROVIDER", "vllm")
+    with pytest.raises(ConfigurationError, match="replays cassettes recorded from 'openai'"):
+        run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")

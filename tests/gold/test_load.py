@@ -1,0 +1,136 @@
+"""Bad gold rows fail with the file, the line, the field and the fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from extraction_eval import GoldDataError
+from extraction_eval.gold import load_gold
+
+from ..conftest import TINY, copy_gold
+
+
+@pytest.fixture
+def gold(tmp_path: Path) -> Path:
+    return copy_gold(TINY, tmp_path / "g", oracle=False)
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def _write(path: Path, lines: list[str], *, newline: bool = True) -> None:
+    path.write_text("\n".join(lines) + ("\n" if newline else ""), encoding="utf-8")
+
+
+def test_fixture_loads(gold: Path) -> None:
+    data = load_gold(gold, require_manifest=False)
+    assert len(data.conversations) == 8 and len(data.memories) == 8
+    assert data.negative_ids == ("t08",)
+    assert data.version == "g"  # the folder's name when there is no manifest
+
+
+def test_invalid_json_names_file_and_line(gold: Path) -> None:
+    path = gold / "conversations.jsonl"
+    lines = _lines(path)
+    lines[2] = lines[2][:-1] + ",}"
+    _write(path, lines)
+    with pytest.raises(GoldDataError, match=r"conversations\.jsonl:3: invalid JSON .*Fix the line"):
+        load_gold(gold, require_manifest=False)
+
+
+def test_truncated_last_line_is_named_as_such(gold: Path) -> None:
+    path = gold / "expected_memories.jsonl"
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 40])
+    with pytest.raises(GoldDataError, match=r"expected_memories\.jsonl:8: truncated last line.*git checkout"):
+        load_gold(gold, require_manifest=False)
+
+
+def test_invalid_utf8_names_the_line(gold: Path) -> None:
+    path = gold / "conversations.jsonl"
+    raw = path.read_bytes().split(b"\n")
+    raw[3] = raw[3].replace(b"breakfast", b"breakf\xffst")
+    path.write_bytes(b"\n".join(raw))
+    with pytest.raises(GoldDataError, match=r"conversations\.jsonl:4: invalid UTF-8 at byte \d+.*Save the file as UTF-8"):
+        load_gold(gold, require_manifest=False)
+
+
+def test_unknown_category_lists_the_choices(gold: Path) -> None:
+    path = gold / "expected_memories.jsonl"
+    lines = _lines(path)
+    row = json.loads(lines[3])
+    row["categories"] = ["habit"]
+    lines[3] = json.dumps(row)
+    _write(path, lines)
+    with pytest.raises(GoldDataError) as info:
+        load_gold(gold, require_manifest=False)
+    message = str(info.value)
+    assert "expected_memories.jsonl:4: field 'categories[0]'" in message
+    assert "'habit'" in message and "'behavioral'" in message
+
+
+def test_unknown_temporal_kind_lists_the_choices(gold: Path) -> None:
+    path = gold / "expected_memories.jsonl"
+    lines = _lines(path)
+    row = json.loads(lines[0])
+    row["temporal_kind"] = "forever"
+    lines[0] = json.dumps(row)
+    _write(path, lines)
+    with pytest.raises(GoldDataError, match=r":1: field 'temporal_kind'.*'forever'.*'durable', 'current', 'past', 'future'"):
+        load_gold(gold, require_manifest=False)
+
+
+def test_duplicate_id_names_both_lines(gold: Path) -> None:
+    path = gold / "conversations.jsonl"
+    lines = _lines(path)
+    row = json.loads(lines[5])
+    row["conversation_id"] = "t02"
+    lines[5] = json.dumps(row)
+    _write(path, lines)
+    with pytest.raises(GoldDataError, match=r":6: field 'conversation_id': duplicate id 't02' \(first on line 2\)"):
+        load_gold(gold, require_manifest=False)
+
+
+def test_memory_pointing_at_no_conversation(gold: Path) -> None:
+    path = gold / "expected_memories.jsonl"
+    lines = _lines(path)
+    row = json.loads(lines[1])
+    row["conversation_id"] = "t99"
+    lines[1] = json.dumps(row)
+    _write(path, lines)
+    with pytest.raises(GoldDataError, match=r"expected_memories\.jsonl:2: field 'conversation_id': 't99' is not a conversation"):
+        load_gold(gold, require_manifest=False)
+
+
+def test_missing_and_extra_fields(gold: Path) -> None:
+    path = gold / "expected_memories.jsonl"
+    lines = _lines(path)
+    row = json.loads(lines[0])
+    del row["supersedes"]
+    row["confidence"] = 1
+    lines[0] = json.dumps(row)
+    _write(path, lines)
+    with pytest.raises(GoldDataError) as info:
+        load_gold(gold, require_manifest=False)
+    assert "field 'supersedes' is missing; add the field 'supersedes'" in str(info.value)
+    assert "field 'confidence' is not part of a expected memory" in str(info.value)
+
+
+def test_bad_session_date(gold: Path) -> None:
+    path = gold / "conversations.jsonl"
+    lines = _lines(path)
+    row = json.loads(lines[0])
+    row["session_date"] = "2026-02-30"
+    lines[0] = json.dumps(row)
+    _write(path, lines)
+    with pytest.raises(GoldDataError, match=r":1: field 'session_date'.*not a real date.*YYYY-MM-DD"):
+        load_gold(gold, require_manifest=False)
+
+
+def test_missing_folder_names_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(GoldDataError, match="not a gold folder.*--gold gold/v1"):
+        load_gold(tmp_path / "nope")

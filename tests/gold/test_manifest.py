@@ -1,0 +1,97 @@
+"""Counts, subsets and sha256 must agree with the manifest and the pinned table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from extraction_eval.gold import check_gold, load_cassettes, load_gold
+from extraction_eval.gold import _pinned
+from extraction_eval.gold._subsets import SMOKE_REQUIREMENTS, choose_subsets, smoke_coverage
+
+
+def problems(gold: Path) -> list[str]:
+    data = load_gold(gold)
+    assert data.manifest is not None
+    cassettes = [c for _, c in load_cassettes(gold / "openai_cassettes.jsonl")]
+    return [p.kind + ": " + p.message for p in check_gold(data, data.manifest, cassettes)]
+
+
+def edit_manifest(gold: Path, **changes: object) -> None:
+    path = gold / "cassette_manifest.json"
+    data = json.loads(path.read_text())
+    for dotted, value in changes.items():
+        target = data
+        *parents, last = dotted.split("__")
+        for part in parents:
+            target = target[part]
+        target[last] = value
+    path.write_text(json.dumps(data))
+
+
+def test_fresh_oracle_manifest_is_consistent(tiny_gold: Path) -> None:
+    assert problems(tiny_gold) == []
+    manifest = json.loads((tiny_gold / "cassette_manifest.json").read_text())
+    assert manifest["counts"] == {
+        "conversations": 8, "expected_memories": 8, "cassettes": 8,
+        "multi_label": 1, "supersession": 1, "negative_conversations": 1,
+    }
+    assert manifest["gold_version"] == "tiny"
+
+
+def test_count_mismatch(tiny_gold: Path) -> None:
+    edit_manifest(tiny_gold, counts__multi_label=3)
+    assert problems(tiny_gold) == [
+        f"data: {tiny_gold / 'cassette_manifest.json'}: field 'counts.multi_label' is 3 but the "
+        "files hold 1; regenerate the manifest (`extraction-eval cassettes oracle`)."
+    ]
+
+
+def test_subset_naming_unknown_conversation(tiny_gold: Path) -> None:
+    edit_manifest(tiny_gold, subsets__fast=["t01", "t42"])
+    (message,) = problems(tiny_gold)
+    assert "subset 'fast' names conversations that do not exist: ['t42']" in message
+
+
+def test_smoke_that_misses_a_requirement(tiny_gold: Path) -> None:
+    edit_manifest(tiny_gold, subsets__smoke=["t01"])
+    (message,) = problems(tiny_gold)
+    assert "subset 'smoke' does not cover" in message and "'negative'" in message
+
+
+def test_file_sha_mismatch_is_drift_with_both_hashes(tiny_gold: Path) -> None:
+    path = tiny_gold / "expected_memories.jsonl"
+    path.write_text(path.read_text().replace("penicillin", "amoxicillin"))
+    (message,) = [p for p in problems(tiny_gold) if "sha256" in p]
+    assert message.startswith("drift: ")
+    recorded = json.loads((tiny_gold / "cassette_manifest.json").read_text())["files"]["expected_memories.jsonl"]
+    assert recorded in message and "git checkout" in message
+
+
+def test_pinned_table_catches_an_edit_even_after_the_manifest_is_regenerated(
+    tiny_gold: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from extraction_eval.cassettes import write_oracle_cassettes
+    from extraction_eval._jsonio import sha256_file
+
+    pins = {name: sha256_file(tiny_gold / name) for name in _pinned.FROZEN_FILES}
+    monkeypatch.setattr(_pinned, "PINNED_GOLD", {"tiny": pins})
+    monkeypatch.setattr("extraction_eval.gold._check.PINNED_GOLD", {"tiny": pins})
+    assert problems(tiny_gold) == []
+    path = tiny_gold / "conversations.jsonl"
+    path.write_text(path.read_text().replace("porto", "braga"))
+    write_oracle_cassettes(tiny_gold)  # the manifest now agrees with the edited file...
+    found = problems(tiny_gold)
+    assert len(found) == 1  # ...but the pinned table does not
+    assert "is pinned to" in found[0] and pins["conversations.jsonl"] in found[0]
+    assert "new version folder" in found[0]
+
+
+def test_subsets_are_deterministic_and_cover_smoke(tiny_gold: Path) -> None:
+    data = load_gold(tiny_gold)
+    first = choose_subsets(data.conversations, data.by_conversation)
+    second = choose_subsets(tuple(reversed(data.conversations)), data.by_conversation)
+    assert set(first.smoke) == set(second.smoke) and set(first.fast) == set(second.fast)
+    assert smoke_coverage(first.smoke, data.by_conversation) == SMOKE_REQUIREMENTS

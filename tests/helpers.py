@@ -1,0 +1,47 @@
+"""Test helpers that change gold folders the way a user or a bad recording would."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from extraction_eval._jsonio import sha256_file
+
+
+def mutate_cassettes(gold_dir: Path, fn: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
+    """Rewrite each cassette row with ``fn`` and re-sign the manifest's file hash.
+
+    This is what a worse re-recording looks like to the harness: valid files whose
+    answers are worse. (Without the re-signing, the contract gate would stop it.)
+    """
+    path = gold_dir / "openai_cassettes.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    out = []
+    for row in rows:
+        changed = fn(row)
+        out.append(row if changed is None else changed)
+    path.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
+    manifest_path = gold_dir / "cassette_manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["files"]["openai_cassettes.jsonl"] = sha256_file(path)
+    manifest_path.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+
+
+def drop_memories(conversation_ids: set[str]) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
+    """A mutation: these conversations' answers come back empty."""
+
+    def fn(row: dict[str, Any]) -> dict[str, Any] | None:
+        if row["conversation_id"] in conversation_ids:
+            return {**row, "response": json.dumps({"memories": []})}
+        return None
+
+    return fn
+
+
+def edit_manifest(gold_dir: Path, **fields: Any) -> None:
+    path = gold_dir / "cassette_manifest.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.update(fields)
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")

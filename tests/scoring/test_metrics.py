@@ -1,0 +1,213 @@
+"""Every metric against numbers computed by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from extraction_eval.scoring import (
+    DEFAULT_MATCHER,
+    Case,
+    ExpectedItem,
+    FailureReason,
+    Memory,
+    Outcome,
+    aggregate,
+    score,
+)
+from extraction_eval.vocab import Category, TemporalKind
+
+F, P, PR, B, E = (
+    Category.FACTUAL,
+    Category.PROCEDURAL,
+    Category.PREFERENCE,
+    Category.BEHAVIORAL,
+    Category.EPISODIC,
+)
+DUR, CUR, PAST, FUT = TemporalKind.DURABLE, TemporalKind.CURRENT, TemporalKind.PAST, TemporalKind.FUTURE
+
+
+def mem(content: str, cats: set[Category], kind: TemporalKind, supersedes: str | None = None) -> Memory:
+    return Memory(content, frozenset(cats), kind, supersedes)
+
+
+ALLERGY = "User is allergic to penicillin."
+TESTS = "User always writes a failing test before fixing a bug."
+LISBON, PORTO = "User lives in Lisbon.", "User lives in Porto."
+DENTIST = "User has a dentist appointment on 2026-03-06."
+BREAKFAST = "User usually skips breakfast on weekdays."
+
+
+def mixed_cases() -> list[Case]:
+    """Category, temporal, multi-label, supersession, stale-leak, negative and failure at once."""
+    return [
+        Case(
+            "A",
+            (ExpectedItem("a1", mem(ALLERGY, {F}, DUR)), ExpectedItem("a2", mem(TESTS, {P, B}, DUR))),
+            Outcome(
+                (
+                    mem(ALLERGY, {F}, CUR),  # temporal wrong
+                    mem(TESTS, {P}, DUR),  # category set wrong (multi-label missed)
+                    mem("User likes jazz.", {PR}, DUR),  # spurious
+                )
+            ),
+        ),
+        Case(
+            "B",
+            (ExpectedItem("b1", mem(LISBON, {F}, CUR, PORTO)),),
+            Outcome((mem(LISBON, {F}, CUR, PORTO), mem(PORTO, {F}, CUR))),  # hit + stale leak
+        ),
+        Case("C", (ExpectedItem("c1", mem(DENTIST, {E}, FUT)),), Outcome.failed(FailureReason.INVALID_JSON, "x")),
+        Case("D", (), Outcome((mem("User asked about the capital of France.", {E}, PAST),))),
+        Case("E", (), Outcome(())),
+        Case(
+            "F",
+            (ExpectedItem("f1", mem(BREAKFAST, {B}, CUR)),),
+            Outcome((mem(BREAKFAST, {B}, CUR, "User eats breakfast daily."),)),  # spurious supersedes
+        ),
+    ]
+
+
+def test_mixed_case_every_metric_by_hand() -> None:
+    m = score(mixed_cases(), DEFAULT_MATCHER).metrics
+    expected = {
+        # factual: pairs a1-p1, b1-q1 = 2; predicted F = p1, q1, q2 = 3; expected F = a1, b1 = 2
+        "precision/factual": 2 / 3,
+        "recall/factual": 1.0,
+        "f1/factual": 0.8,
+        "precision/procedural": 1.0,
+        "recall/procedural": 1.0,
+        "f1/procedural": 1.0,
+        # preference: one spurious prediction, nothing expected -> both 0.0
+        "precision/preference": 0.0,
+        "recall/preference": 0.0,
+        "f1/preference": 0.0,
+        # behavioral: only f1-s1 carries B on both sides; expected B = a2, f1
+        "precision/behavioral": 1.0,
+        "recall/behavioral": 0.5,
+        "f1/behavioral": 2 / 3,
+        # episodic: c1 failed, r1 is a false positive
+        "precision/episodic": 0.0,
+        "recall/episodic": 0.0,
+        "f1/episodic": 0.0,
+        "macro/precision": (2 / 3 + 1 + 0 + 1 + 0) / 5,
+        "macro/recall": (1 + 1 + 0 + 0.5 + 0) / 5,
+        "macro/f1": (0.8 + 1 + 0 + 2 / 3 + 0) / 5,
+        "micro/precision": 4 / 7,
+        "micro/recall": 4 / 5,
+        "strict/precision": 2 / 7,
+        "strict/recall": 2 / 5,
+        "category_accuracy": 3 / 4,
+        "temporal_accuracy": 3 / 4,
+        "category_accuracy/factual": 1.0,
+        "temporal_accuracy/factual": 0.5,
+        "category_accuracy/procedural": 0.0,
+        "temporal_accuracy/procedural": 1.0,
+        "category_accuracy/behavioral": 0.5,
+        "temporal_accuracy/behavioral": 1.0,
+        "multilabel/exact_match": 0.0,
+        "supersession/recall": 1.0,
+        "supersession/stale_leak_rate": 1.0,
+        "negatives/false_positive_rate": 0.5,
+        "failures/rate": 1 / 6,
+        "counts/expected": 5,
+        "counts/predicted": 7,
+        "counts/matched": 4,
+        "counts/failed": 1,
+        "counts/spurious_supersedes": 1,
+        "counts/conversations": 6,
+        "counts/multi_label": 1,
+        "counts/supersession": 1,
+        "counts/negative_conversations": 2,
+        "counts/matched/factual": 2,
+        "counts/matched/procedural": 1,
+        "counts/matched/preference": 0,
+        "counts/matched/behavioral": 2,
+        "counts/matched/episodic": 0,
+    }
+    assert set(m) == set(expected), set(m) ^ set(expected)
+    for key, value in expected.items():
+        assert m[key] == pytest.approx(value), key
+
+
+def test_accuracy_over_zero_cases_is_not_logged_but_its_count_is() -> None:
+    m = score(mixed_cases(), DEFAULT_MATCHER).metrics
+    for category in ("preference", "episodic"):
+        assert f"category_accuracy/{category}" not in m
+        assert f"temporal_accuracy/{category}" not in m
+        assert m[f"counts/matched/{category}"] == 0
+
+
+def test_zero_denominators_nothing_expected_nothing_predicted_is_perfect() -> None:
+    m = aggregate(
+        list(score([Case("N", (), Outcome(()))], DEFAULT_MATCHER).conversations)
+    )
+    for category in Category:
+        assert m[f"precision/{category.value}"] == 1.0
+        assert m[f"recall/{category.value}"] == 1.0
+        assert m[f"f1/{category.value}"] == 1.0
+    assert m["micro/precision"] == m["micro/recall"] == 1.0
+    assert m["negatives/false_positive_rate"] == 0.0
+    for absent in ("category_accuracy", "temporal_accuracy", "multilabel/exact_match", "supersession/recall"):
+        assert absent not in m
+    assert m["counts/supersession"] == 0
+
+
+def test_zero_denominators_expected_but_nothing_predicted_is_zero() -> None:
+    case = Case("X", (ExpectedItem("x1", mem(ALLERGY, {F}, DUR)),), Outcome(()))
+    m = score([case], DEFAULT_MATCHER).metrics
+    assert m["precision/factual"] == 0.0  # nothing predicted, but something expected
+    assert m["recall/factual"] == 0.0
+    assert m["f1/factual"] == 0.0
+    assert m["precision/episodic"] == 1.0  # neither side has episodic
+
+
+def test_run_over_zero_conversations_is_an_error() -> None:
+    with pytest.raises(ValueError, match="zero conversations"):
+        score([], DEFAULT_MATCHER)
+
+
+def test_perfect_predictions_score_one_everywhere() -> None:
+    expected = (ExpectedItem("a1", mem(ALLERGY, {F}, DUR)), ExpectedItem("a2", mem(TESTS, {P, B}, DUR)))
+    case = Case("A", expected, Outcome(tuple(e.memory for e in expected)))
+    m = score([case], DEFAULT_MATCHER).metrics
+    assert m["macro/precision"] == m["macro/recall"] == m["strict/recall"] == 1.0
+    assert m["multilabel/exact_match"] == 1.0
+    assert not any(math.isnan(v) for v in m.values())
+
+
+def test_one_to_one_matching_never_reuses_a_prediction() -> None:
+    # Two expected memories, one prediction that equals the first: one pair, not two.
+    case = Case(
+        "A",
+        (ExpectedItem("a1", mem(LISBON, {F}, CUR)), ExpectedItem("a2", mem("User lives in Lisbon now.", {F}, CUR))),
+        Outcome((mem(LISBON, {F}, CUR),)),
+    )
+    result = score([case], DEFAULT_MATCHER)
+    assert result.metrics["counts/matched"] == 1
+    (pair,) = result.conversations[0].pairs
+    assert pair.expected.memory_id == "a1" and pair.similarity == 1.0
+
+
+def test_hungarian_prefers_the_assignment_with_the_larger_total() -> None:
+    # Greedy on the first expected row would steal the exact twin of the second.
+    e1 = "User drinks green tea every morning."
+    e2 = "User drinks green tea every morning at work."
+    p1 = "User drinks green tea every morning at work."
+    p2 = "User drinks tea every morning."
+    case = Case(
+        "A",
+        (ExpectedItem("e1", mem(e1, {B}, CUR)), ExpectedItem("e2", mem(e2, {B}, CUR))),
+        Outcome((mem(p1, {B}, CUR), mem(p2, {B}, CUR))),
+    )
+    pairs = {p.expected.memory_id: p.predicted_index for p in score([case], DEFAULT_MATCHER).conversations[0].pairs}
+    assert pairs == {"e1": 1, "e2": 0}
+
+
+def test_failed_conversation_keeps_its_reason_in_the_detail() -> None:
+    result = score(mixed_cases(), DEFAULT_MATCHER)
+    row = next(c for c in result.conversations if c.conversation_id == "C").to_json()
+    assert row["status"] == "failed"
+    assert row["failure_reason"] == "invalid_json"
+    assert row["predicted"] == [] and row["missed"] == ["c1"]

@@ -1,0 +1,701 @@
+"""The stub provider over real HTTP on 127.0.0.1: the SDK round trip, every scripted behaviour,
+attempt counting, strict-schema checks and the ``python -m`` entry point."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+from pydantic import ValidationError
+
+from extraction_eval._exceptions import ConfigurationError, GoldDataError
+from extraction_eval.contract import (
+    SAMPLING,
+    BatchExtractionResult,
+    batch_extraction_schema,
+    full_messages,
+    system_prompt,
+)
+from extraction_eval.gold import Conversation, load_gold
+from extraction_eval.stub_provider import (
+    Behavior,
+    StubProviderServer,
+    StubScript,
+    load_answer_set,
+    strict_schema_errors,
+)
+
+KEY = "sk-stub-test-0123456789"
+MODEL = "gpt-4o-mini"
+
+CONVERSATIONS = [
+    {
+        "conversation_id": "c001",
+        "session_date": "2026-03-02",
+        "turns": [
+            {"role": "user", "content": "I moved to Lisbon last month and I only drink oat milk."},
+            {"role": "assistant", "content": "Nice! How is Lisbon treating you?"},
+        ],
+    },
+    {
+        "conversation_id": "c002",
+        "session_date": "2026-03-03",
+        "turns": [{"role": "user", "content": "I'm running the Berlin marathon in September."}],
+    },
+    {
+        "conversation_id": "c003",
+        "session_date": "2026-03-04",
+        "turns": [{"role": "user", "content": "What's the capital of Peru?"}],
+    },
+]
+MEMORIES = [
+    {
+        "memory_id": "m001",
+        "conversation_id": "c001",
+        "content": "User lives in Lisbon.",
+        "categories": ["factual"],
+        "temporal_kind": "current",
+        "supersedes": None,
+    },
+    {
+        "memory_id": "m002",
+        "conversation_id": "c001",
+        "content": "User only drinks oat milk.",
+        "categories": ["preference", "behavioral"],
+        "temporal_kind": "durable",
+        "supersedes": None,
+    },
+    {
+        "memory_id": "m003",
+        "conversation_id": "c002",
+        "content": "User is running the Berlin marathon in September 2026.",
+        "categories": ["episodic"],
+        "temporal_kind": "future",
+        "supersedes": None,
+    },
+]
+
+
+def _expected(cid: str) -> list[dict[str, Any]]:
+    keys = ("content", "categories", "temporal_kind", "supersedes")
+    return [{k: m[k] for k in keys} for m in MEMORIES if m["conversation_id"] == cid]
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def gold_dir(tmp_path: Path) -> Path:
+    gold = tmp_path / "gold"
+    gold.mkdir()
+    _write_jsonl(gold / "conversations.jsonl", CONVERSATIONS)
+    _write_jsonl(gold / "expected_memories.jsonl", MEMORIES)
+    return gold
+
+
+@pytest.fixture
+def conversations(gold_dir: Path) -> dict[str, Conversation]:
+    return {c.conversation_id: c for c in load_gold(gold_dir, require_manifest=False).conversations}
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_threads() -> Iterator[None]:
+    yield
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        alive = [t.name for t in threading.enumerate() if t.name.startswith("stub-provider")]
+        if not alive:
+            return
+        time.sleep(0.02)
+    pytest.fail(f"stub provider threads still alive after the test: {alive!r}")
+
+
+def _request(messages: list[dict[str, str]], **overrides: Any) -> dict[str, Any]:
+    return {
+        "model": MODEL,
+        "messages": messages,
+        **SAMPLING,
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {
+                "name": "BatchExtractionResult",
+                "strict": True,
+                "schema": batch_extraction_schema(),
+            },
+        },
+        **overrides,
+    }
+
+
+def sdk_chat(
+    server: StubProviderServer,
+    messages: list[dict[str, str]],
+    *,
+    timeout: float = 5.0,
+    max_retries: int = 0,
+    **overrides: Any,
+) -> Any:
+    """One real ``AsyncOpenAI().chat.completions.create`` call; returns the raw response."""
+
+    async def call() -> Any:
+        async with openai.AsyncOpenAI(
+            api_key=KEY, base_url=server.base_url, max_retries=max_retries, timeout=timeout
+        ) as client:
+            return await client.chat.completions.with_raw_response.create(
+                **_request(messages, **overrides)
+            )
+
+    return asyncio.run(call())
+
+
+def http_post(
+    server: StubProviderServer,
+    body: Any,
+    *,
+    path: str = "/v1/chat/completions",
+    key: str | None = KEY,
+    timeout: float = 5.0,
+) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    url = f"http://127.0.0.1:{server.port}{path}"
+    return httpx.post(url, json=body, headers=headers, timeout=timeout)
+
+
+def serve(gold_dir: Path, script: dict[str, Any] | None = None, **kw: Any) -> StubProviderServer:
+    return StubProviderServer(gold_dir, kw.pop("answers", None), script, **kw)
+
+
+def one_conversation(behavior: dict[str, Any], cid: str = "c001") -> dict[str, Any]:
+    return {"conversations": {cid: behavior}}
+
+
+# --- strict schema -------------------------------------------------------------------------
+
+
+def test_project_schema_is_strict_compatible() -> None:
+    assert strict_schema_errors(batch_extraction_schema()) == []
+
+
+def _drop_additional(s: dict[str, Any]) -> None:
+    del s["$defs"]["ExtractedMemory"]["additionalProperties"]
+
+
+def _optional_field(s: dict[str, Any]) -> None:
+    s["$defs"]["ExtractedMemory"]["required"].remove("supersedes")
+
+
+def _ref_sibling(s: dict[str, Any]) -> None:
+    s["$defs"]["ExtractedMemory"]["properties"]["temporal_kind"]["description"] = "x"
+
+
+def _keyword(path: tuple[str, ...], key: str, value: Any) -> Any:
+    def mutate(s: dict[str, Any]) -> None:
+        node = s
+        for part in path:
+            node = node[part]
+        node[key] = value
+
+    return mutate
+
+
+CONTENT = ("$defs", "ExtractedMemory", "properties", "content")
+CATEGORIES = ("$defs", "ExtractedMemory", "properties", "categories")
+
+
+@pytest.mark.parametrize(
+    ("mutate", "path", "needle"),
+    [
+        (_drop_additional, "#/$defs/ExtractedMemory", "'additionalProperties' is required"),
+        (_optional_field, "#/$defs/ExtractedMemory", "Missing ['supersedes']"),
+        (_ref_sibling, "#/$defs/ExtractedMemory/properties/temporal_kind", "'$ref' cannot have"),
+        (
+            _keyword(CONTENT, "default", "User"),
+            "#/$defs/ExtractedMemory/properties/content",
+            "'default' is not permitted",
+        ),
+        (
+            _keyword(CATEGORIES, "uniqueItems", True),
+            "#/$defs/ExtractedMemory/properties/categories",
+            "'uniqueItems' is not permitted",
+        ),
+        (
+            _keyword((), "patternProperties", {"^x": {"type": "string"}}),
+            "#",
+            "'patternProperties' is not permitted",
+        ),
+        (
+            _keyword(CONTENT, "if", {"type": "string"}),
+            "#/$defs/ExtractedMemory/properties/content",
+            "'if' is not permitted",
+        ),
+        (
+            _keyword(CONTENT, "not", {"type": "null"}),
+            "#/$defs/ExtractedMemory/properties/content",
+            "'not' is not permitted",
+        ),
+        (
+            _keyword(
+                ("$defs", "ExtractedMemory"), "dependentRequired", {"content": ["supersedes"]}
+            ),
+            "#/$defs/ExtractedMemory",
+            "'dependentRequired' is not permitted",
+        ),
+        (
+            _keyword(CONTENT, "type", "date"),
+            "#/$defs/ExtractedMemory/properties/content",
+            "type 'date' is not supported",
+        ),
+        (
+            _keyword(("properties", "memories", "items"), "$ref", "#/$defs/Missing"),
+            "#/properties/memories/items",
+            "can't be resolved",
+        ),
+    ],
+)
+def test_strict_schema_rejections_name_the_path(mutate: Any, path: str, needle: str) -> None:
+    schema = batch_extraction_schema()
+    mutate(schema)
+    errors = strict_schema_errors(schema)
+    assert any(f"In context={path!r}" in e and needle in e for e in errors), errors
+
+
+def test_strict_schema_root_must_be_an_object() -> None:
+    errors = strict_schema_errors({"anyOf": [{"type": "string"}, {"type": "null"}]})
+    assert errors == [
+        "In context='#', the root schema must be of type 'object' and not use 'anyOf'."
+    ]
+
+
+# --- the ok answer through the SDK -----------------------------------------------------------
+
+
+def test_ok_answer_round_trips_through_the_sdk(
+    gold_dir: Path, conversations: dict[str, Conversation]
+) -> None:
+    messages = full_messages(conversations["c001"])
+    with serve(gold_dir) as server:
+        assert server.base_url == f"http://127.0.0.1:{server.port}/v1"
+        raw = sdk_chat(server, messages)
+        completion = raw.parse()
+        assert raw.status_code == 200
+        assert raw.headers["x-request-id"] == "req_stub_000001"
+        choice = completion.choices[0]
+        assert completion.model == MODEL
+        assert completion.system_fingerprint == "fp_stub_1"
+        assert completion.id == "chatcmpl-stub-000001"
+        assert choice.finish_reason == "stop"
+        assert choice.message.role == "assistant"
+        assert choice.message.refusal is None
+        parsed = BatchExtractionResult.model_validate_json(choice.message.content)
+        assert parsed.model_dump(mode="json") == {"memories": _expected("c001")}
+        prompt_chars = len(system_prompt()) + len(messages[1]["content"])
+        assert completion.usage.prompt_tokens == prompt_chars // 4
+        assert completion.usage.completion_tokens == len(choice.message.content) // 4
+        assert completion.usage.total_tokens == (
+            completion.usage.prompt_tokens + completion.usage.completion_tokens
+        )
+        assert server.attempts("c001") == 1
+        assert server.attempts("c002") == 0
+        (record,) = server.requests
+        assert (record.method, record.path, record.conversation_id) == (
+            "POST",
+            "/v1/chat/completions",
+            "c001",
+        )
+        assert record.headers["authorization"] == f"Bearer {KEY}"
+        assert record.body["seed"] == SAMPLING["seed"]
+        assert record.body["messages"] == messages
+
+
+def test_negative_conversation_answers_an_empty_list_on_the_short_path(
+    gold_dir: Path, conversations: dict[str, Conversation]
+) -> None:
+    with serve(gold_dir) as server:
+        response = http_post(
+            server, _request(full_messages(conversations["c003"])), path="/chat/completions"
+        )
+    assert response.status_code == 200
+    assert json.loads(response.json()["choices"][0]["message"]["content"]) == {"memories": []}
+
+
+def test_answer_set_from_jsonl_replaces_the_gold(
+    gold_dir: Path, conversations: dict[str, Conversation], tmp_path: Path
+) -> None:
+    mine = [
+        {
+            "content": "User likes chess.",
+            "categories": ["preference"],
+            "temporal_kind": "durable",
+            "supersedes": None,
+        }
+    ]
+    path = _write_jsonl(tmp_path / "answers.jsonl", [{"conversation_id": "c002", "memories": mine}])
+    assert load_answer_set(path) == {"c002": mine}
+    with serve(gold_dir, answers=path) as server:
+        c002 = http_post(server, _request(full_messages(conversations["c002"]))).json()
+        c001 = http_post(server, _request(full_messages(conversations["c001"]))).json()
+    assert json.loads(c002["choices"][0]["message"]["content"]) == {"memories": mine}
+    assert json.loads(c001["choices"][0]["message"]["content"]) == {"memories": []}
+
+
+def test_answer_set_with_a_duplicate_conversation_is_refused(tmp_path: Path) -> None:
+    row = {"conversation_id": "c001", "memories": []}
+    path = _write_jsonl(tmp_path / "answers.jsonl", [row, row])
+    with pytest.raises(GoldDataError, match=r"answers.jsonl:2: conversation 'c001' appears twice"):
+        load_answer_set(path)
+
+
+# --- requests the stub refuses ---------------------------------------------------------------
+
+
+def test_unknown_conversation_is_400(gold_dir: Path) -> None:
+    with serve(gold_dir) as server:
+        messages = [{"role": "system", "content": "x"}, {"role": "user", "content": "hello"}]
+        with pytest.raises(openai.BadRequestError) as caught:
+            sdk_chat(server, messages)
+        assert server.requests[0].conversation_id is None
+    assert caught.value.status_code == 400
+    assert caught.value.code == "unknown_conversation"
+    assert caught.value.body["param"] == "messages"  # type: ignore[index]
+
+
+def test_missing_bearer_key_is_401(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
+    with serve(gold_dir) as server:
+        response = http_post(server, _request(full_messages(conversations["c001"])), key=None)
+        models = httpx.get(f"{server.base_url}/models")
+    assert response.status_code == 401
+    assert models.status_code == 401
+    error = response.json()["error"]
+    assert error["type"] == "invalid_request_error"
+    assert error["message"].startswith("You didn't provide an API key.")
+
+
+def test_models_lists_the_accepted_names(gold_dir: Path) -> None:
+    with serve(gold_dir, models=("gpt-4o-mini", "stub-a")) as server:
+        headers = {"Authorization": f"Bearer {KEY}"}
+        response = httpx.get(f"{server.base_url}/models", headers=headers)
+    assert response.status_code == 200
+    assert [m["id"] for m in response.json()["data"]] == ["gpt-4o-mini", "stub-a"]
+
+
+def test_strict_schema_violation_is_400_like_openai(
+    gold_dir: Path, conversations: dict[str, Conversation]
+) -> None:
+    schema = batch_extraction_schema()
+    del schema["$defs"]["ExtractedMemory"]["additionalProperties"]
+    bad_format = {
+        "type": "json_schema",
+        "json_schema": {"name": "BatchExtractionResult", "strict": True, "schema": schema},
+    }
+    loose_format = copy.deepcopy(bad_format)
+    loose_format["json_schema"]["strict"] = False
+    messages = full_messages(conversations["c001"])
+    with serve(gold_dir) as server:
+        with pytest.raises(openai.BadRequestError) as caught:
+            sdk_chat(server, messages, response_format=bad_format)
+        loose = sdk_chat(server, messages, response_format=loose_format)
+        assert server.attempts("c001") == 2
+    body = caught.value.body
+    assert isinstance(body, dict)
+    assert body["message"] == (
+        "Invalid schema for response_format 'BatchExtractionResult': In "
+        "context='#/$defs/ExtractedMemory', 'additionalProperties' is required to be supplied "
+        "and to be false."
+    )
+    assert (body["type"], body["param"], body["code"]) == (
+        "invalid_request_error",
+        "response_format",
+        None,
+    )
+    assert loose.status_code == 200
+
+
+# --- scripted failures -----------------------------------------------------------------------
+
+
+def test_429_carries_retry_after_then_answers(
+    gold_dir: Path, conversations: dict[str, Conversation]
+) -> None:
+    script = one_conversation({"fail_first": [429], "retry_after_s": 0.25})
+    body = _request(full_messages(conversations["c001"]))
+    with serve(gold_dir, script) as server:
+        first = http_post(server, body)
+        second = http_post(server, body)
+        assert server.attempts("c001") == 2
+    assert first.status_code == 429
+    assert first.headers["retry-after"] == "0.25"
+    assert first.json()["error"]["code"] == "rate_limit_exceeded"
+    assert second.status_code == 200
+
+
+def test_sdk_sees_429_and_500_then_succeeds(
+    gold_dir: Path, conversations: dict[str, Conversation]
+) -> None:
+    script = one_conversation({"fail_first": [429, 500]})
+    messages = full_messages(conversations["c001"])
+    with serve(gold_dir, script) as server:
+        with pytest.raises(openai.RateLimitError):
+            sdk_chat(server, messages)
+        with pytest.raises(openai.InternalServerError) as caught:
+            sdk_chat(server, messages)
+        assert sdk_chat(server, messages).status_code == 200
+        assert server.attempts("c001") == 3
+    assert caught.value.status_code == 500
+    assert caught.value.body["type"] == "server_error"  # type: ignore[index]
+
+
+def test_sdk_retries_honour_retry_after(
+    gold_dir: Path, conversations: dict[str, Conversation]
+) -> None:
+    script = one_conversation({"fail_first": [429, 429], "retry_after_s": 0.05})
+    with serve(gold_dir, script) as server:
+        raw = sdk_chat(server, full_messages(conversations["c001"]), max_retries=2)
+        assert server.attempts("c001") == 3
+    assert raw.status_code == 200
+
+
+def test_drop_closes_without_a_response(
+    gold_dir: Path, conversations: dict[str, Conversation]
+) -> None:
+    body = _request(full_messages(conversations["c001"]))
+    with serve(gold_dir, one_conversation({"fail_first": ["drop", "drop"]})) as server:
+        with pytest.raises(httpx.RemoteProtocolError):
+            http_post(server, body)
+        with pytest.raises(openai.APIConnectionError):
+            sdk_chat(server, body["messages"])
+        assert http_post(server, body).status_code == 200
+        assert server.attempts("c001") == 3
+
+
+def test_hang_times_the_client_out_then_closes(
+    gold_dir: Path, conversations: dict[str, Conversation]
+) -> None:
+    script = one_conversation({"fail_first": ["hang", "hang"], "hang_s": 0.4})
+    body = _request(full_messages(conversations["c001"]))
+    with serve(gold_dir, script) as server:
+        start = time.monotonic()
+        with pytest.raises(openai.APITimeoutError):
+            sdk_chat(server, body["messages"], timeout=0.1)
+        assert time.monotonic() - start < 0.35
+        start = time.monotonic()
+        with pytest.raises(httpx.RemoteProtocolError):
+            http_post(server, body, timeout=5.0)
+        assert 0.35 < time.monotonic() - start < 3.0
+        assert http_post(server, body).status_code == 200
+
+
+def test_close_cuts_a_hanging_request(
+    gold_dir: Path, conversations: dict[str, Conversation]
+) -> None:
+    body = _request(full_messages(conversations["c001"]))
+    server = serve(gold_dir, one_conversation({"fail_first": ["hang"], "hang_s": 30})).start()
+    outcome: list[BaseException] = []
+
+    def client() -> None:
+        try:
+            http_post(server, body, timeout=10.0)
+        except httpx.HTTPError as exc:
+            outcome.append(exc)
+
+    caller = threading.Thread(target=client)
+    caller.start()
+    while server.attempts("c001") == 0:
+        time.sleep(0.01)
+    start = time.monotonic()
+    server.close()
+    caller.join(5.0)
+    assert time.monotonic() - start < 2.0
+    assert [type(e) for e in outcome] == [httpx.RemoteProtocolError]
+
+
+def test_latency_delays_the_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
+    body = _request(full_messages(conversations["c002"]))
+    with serve(gold_dir, {"default": {"latency_ms": 200}}) as server:
+        start = time.monotonic()
+        assert http_post(server, body).status_code == 200
+        assert time.monotonic() - start >= 0.2
+
+
+# --- answer kinds ----------------------------------------------------------------------------
+
+
+def _answer(gold_dir: Path, conversation: Conversation, kind: str) -> Any:
+    with serve(gold_dir, one_conversation({"answer": kind})) as server:
+        return sdk_chat(server, full_messages(conversation))
+
+
+def test_invalid_json_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
+    choice = _answer(gold_dir, conversations["c001"], "invalid_json").parse().choices[0]
+    assert choice.finish_reason == "stop"
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(choice.message.content)
+
+
+def test_schema_invalid_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
+    content = _answer(gold_dir, conversations["c001"], "schema_invalid").parse().choices[0]
+    data = json.loads(content.message.content)
+    assert data == {
+        "memories": [
+            {"content": "User lives in Lisbon.", "categories": ["factual"], "supersedes": None}
+        ]
+    }
+    with pytest.raises(ValidationError, match="temporal_kind"):
+        BatchExtractionResult.model_validate(data)
+
+
+def test_refusal_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
+    completion = _answer(gold_dir, conversations["c001"], "refusal").parse()
+    message = completion.choices[0].message
+    assert (message.content, message.refusal) == (None, "I can't help with that.")
+    assert completion.choices[0].finish_reason == "stop"
+    assert completion.usage.completion_tokens == len("I can't help with that.") // 4
+
+
+def test_length_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
+    choice = _answer(gold_dir, conversations["c001"], "length").parse().choices[0]
+    full = json.dumps({"memories": _expected("c001")}, ensure_ascii=False)
+    assert choice.finish_reason == "length"
+    assert choice.message.content == full[: len(full) // 2]
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(choice.message.content)
+
+
+def test_content_filter_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
+    choice = _answer(gold_dir, conversations["c001"], "content_filter").parse().choices[0]
+    assert choice.finish_reason == "content_filter"
+    assert choice.message.content is None
+
+
+def test_echo_key_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
+    raw = _answer(gold_dir, conversations["c001"], "echo_key")
+    assert raw.headers["x-echo-key"] == KEY
+    memories = json.loads(raw.parse().choices[0].message.content)["memories"]
+    assert memories[0]["content"] == f"User's API key is {KEY}."
+    BatchExtractionResult.model_validate({"memories": memories})
+
+
+# --- attempt counting and scripts ------------------------------------------------------------
+
+
+def test_fail_first_is_counted_per_conversation(
+    gold_dir: Path, conversations: dict[str, Conversation]
+) -> None:
+    script = {
+        "default": {"fail_first": [500]},
+        "conversations": {"c001": {"fail_first": [503, 429]}},
+    }
+    c001 = _request(full_messages(conversations["c001"]))
+    c002 = _request(full_messages(conversations["c002"]))
+    with serve(gold_dir, script) as server:
+        statuses = [http_post(server, c001).status_code for _ in range(2)]
+        statuses.append(http_post(server, c002).status_code)
+        statuses += [http_post(server, c001).status_code, http_post(server, c002).status_code]
+        assert (server.attempts("c001"), server.attempts("c002"), server.attempts("c003")) == (
+            3,
+            2,
+            0,
+        )
+        assert [r.attempt for r in server.requests] == [1, 2, 1, 3, 2]
+        server.reset()
+        assert server.attempts("c001") == 0
+        assert http_post(server, c001).status_code == 503
+    assert statuses == [503, 429, 500, 200, 200]
+
+
+def test_script_merges_conversation_over_default(tmp_path: Path) -> None:
+    path = tmp_path / "script.json"
+    path.write_text(
+        json.dumps(
+            {
+                "default": {"latency_ms": 5, "answer": "refusal"},
+                "conversations": {"c001": {"answer": "ok"}},
+            }
+        )
+    )
+    script = StubScript.load(path)
+    assert script.behavior_for("c001") == Behavior(latency_ms=5, answer="ok")
+    assert script.behavior_for("c009") == Behavior(latency_ms=5, answer="refusal")
+    assert Behavior(fail_first=(429, "hang")).failure_for(2) == "hang"
+    assert Behavior(fail_first=(429, "hang")).failure_for(3) is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "needle"),
+    [
+        ({"default": {"anser": "ok"}}, "unknown behaviour key(s) ['anser']"),
+        ({"default": {"answer": "maybe"}}, "answer 'maybe' is unknown"),
+        ({"default": {"fail_first": ["explode"]}}, "fail_first entry 'explode' is unknown"),
+        ({"defaults": {}}, "unknown top-level key(s) ['defaults']"),
+    ],
+)
+def test_bad_script_is_refused(raw: dict[str, Any], needle: str) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        StubScript.from_dict(raw)
+    assert needle in str(caught.value)
+
+
+# --- python -m ------------------------------------------------------------------------------
+
+
+def test_module_entry_point_serves_and_stops_on_sigterm(
+    gold_dir: Path, conversations: dict[str, Conversation], tmp_path: Path
+) -> None:
+    port_file = tmp_path / "port"
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(one_conversation({"answer": "refusal"}, "c002")))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "extraction_eval.stub_provider",
+            "--gold",
+            str(gold_dir),
+            "--script",
+            str(script),
+            "--port-file",
+            str(port_file),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        deadline = time.monotonic() + 15.0
+        while not port_file.exists():
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the stub never wrote its port file"
+            time.sleep(0.05)
+        port = int(port_file.read_text())
+        headers = {"Authorization": f"Bearer {KEY}"}
+        url = f"http://127.0.0.1:{port}/v1/chat/completions"
+        ok = httpx.post(url, json=_request(full_messages(conversations["c001"])), headers=headers)
+        refused = httpx.post(
+            url, json=_request(full_messages(conversations["c002"])), headers=headers
+        )
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, stderr
+    assert stdout.decode().splitlines() == [f"listening on http://127.0.0.1:{port}/v1", "stopped"]
+    assert json.loads(ok.json()["choices"][0]["message"]["content"]) == {
+        "memories": _expected("c001")
+    }
+    assert refused.json()["choices"][0]["message"]["refusal"] == "I can't help with that."
