@@ -20,13 +20,14 @@ FIXTURES = REPO / "tests" / "fixtures"
 TINY = FIXTURES / "gold" / "tiny"
 
 _ISOLATED_PREFIXES = ("MLFLOW_", "EXTRACTION_EVAL_", "IBEX_WORKER_", "OPENAI_", "GITHUB_")
+_KEEP = {"EXTRACTION_EVAL_TEST_MLFLOW_URI"}
 
 
 @pytest.fixture(autouse=True)
 def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     """No test sees the developer's tracking server, keys or CI flags; cwd is a temp dir."""
     for name in list(os.environ):
-        if name.startswith(_ISOLATED_PREFIXES) or name == "CI":
+        if (name.startswith(_ISOLATED_PREFIXES) or name == "CI") and name not in _KEEP:
             monkeypatch.delenv(name, raising=False)
     work = tmp_path / "work"
     work.mkdir()
@@ -147,8 +148,24 @@ class MlflowServer:
             client.delete_registered_model(model.name)
 
 
+class ExternalServer(MlflowServer):
+    """A server someone else started (.ci/run does, and stops it by its PID)."""
+
+    def __init__(self, uri: str):
+        self.uri = uri.rstrip("/")
+        self.proc = None
+
+    def stop(self) -> None:
+        return None
+
+
 @pytest.fixture(scope="session")
 def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MlflowServer]:
+    """A real tracking server: the one .ci/run started, or one of our own for this session."""
+    external = os.environ.get("EXTRACTION_EVAL_TEST_MLFLOW_URI")
+    if external:
+        yield ExternalServer(external)
+        return
     server = MlflowServer(tmp_path_factory.mktemp("mlflow-server"))
     server.start()
     try:

@@ -14,4 +14,5 @@ __all__ = [
     "plan_replay",
     "write_cassettes",
     "write_manifest",
+    "write_oracle_cassettes",
 ]

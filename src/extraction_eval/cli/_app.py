@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -15,7 +14,7 @@ from .._exceptions import ExtractionEvalError
 class _Group(TyperGroup):
     """Turns every ExtractionEvalError into a one-line message and its exit code."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except ExtractionEvalError as exc:

@@ -26,6 +26,7 @@ def run_command(
 ) -> None:
     """Run one evaluation and log it as one MLflow run."""
     from ..evaluation import RunOptions, run_eval, summary_lines
+    from ..evaluation._compare import live_comparison
 
     result = run_eval(
         mode,
@@ -43,6 +44,10 @@ def run_command(
     )
     for line in summary_lines(result):
         typer.echo(line)
+    comparison = live_comparison(result, gold)
+    if comparison is not None:
+        typer.echo("")
+        typer.echo(comparison)
     typer.echo(f"wrote {output_dir / 'metrics.json'}, {output_dir / 'per_conversation.jsonl'}, {output_dir / 'run.json'}")
     if result.failed:
         raise typer.Exit(1)

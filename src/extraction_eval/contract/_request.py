@@ -20,13 +20,19 @@ SAMPLING: Mapping[str, Any] = {
 
 
 class TurnLike(Protocol):
-    role: str
-    content: str
+    @property
+    def role(self) -> str: ...
+
+    @property
+    def content(self) -> str: ...
 
 
 class ConversationLike(Protocol):
-    conversation_id: str
-    session_date: str
+    @property
+    def conversation_id(self) -> str: ...
+
+    @property
+    def session_date(self) -> str: ...
 
     @property
     def turns(self) -> Sequence[TurnLike]: ...

@@ -52,7 +52,7 @@ def choose_provider(mode: Mode, manifest: CassetteManifest | None) -> Provider:
     if mode is Mode.VLLM:
         if from_env not in (None, Provider.VLLM):
             raise ConfigurationError(
-                f"--mode vllm runs provider 'vllm' but {PROVIDER_VAR}={from_env.value!r}; unset "  # type: ignore[union-attr]
+                f"--mode vllm runs provider 'vllm' but {PROVIDER_VAR}={str(from_env)!r}; unset "
                 f"it or set it to 'vllm'."
             )
         return Provider.VLLM

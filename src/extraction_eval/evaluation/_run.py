@@ -161,7 +161,7 @@ def _collect(
         replay = plan_replay(
             gold.path / CASSETTES_FILE, cassettes, gold.conversations, selected, plan.model
         )
-        notes = ()
+        notes: tuple[str, ...] = ()
         if replay.unused:
             notes = (f"{len(replay.unused)} cassette(s) not used by subset {plan.subset.value!r}.",)
         return Collected(

@@ -88,15 +88,15 @@ def _delta(value: float | None) -> str:
     return "—" if value is None else f"{value:+.4f}"
 
 
-def render_markdown(result: GateResult, *, baseline_note: str = "") -> str:
+def render_markdown(result: GateResult, *, baseline_note: str = "", heading: str = "regression gate") -> str:
     """The report written to output/gate.md and the job summary."""
     title = {
         Verdict.PASS: "PASS",
         Verdict.REGRESSION: "FAIL: regression",
         Verdict.CANNOT_EVALUATE: "FAIL: could not evaluate",
-        Verdict.REPORT_ONLY: "REPORT ONLY (manual provider, never fails the build)",
+        Verdict.REPORT_ONLY: "REPORT ONLY (never fails the build)",
     }[result.verdict]
-    lines = [f"## extraction-eval regression gate: {title}", ""]
+    lines = [f"## extraction-eval {heading}: {title}", ""]
     lines += [f"- {reason}" for reason in result.reasons]
     run, base = result.run, result.baseline
     if run is not None:
@@ -159,14 +159,19 @@ def baseline_file_note(gold_dir: Path, baseline: BaselineRecord | None) -> str:
     )
 
 
-def publish(markdown: str, output_dir: Path) -> Path:
-    """Write output/gate.md and append to $GITHUB_STEP_SUMMARY when set."""
-    path = output_dir / "gate.md"
-    atomic_write_text(path, markdown)
+def publish_summary(markdown: str) -> None:
+    """Append to the GitHub job summary when ``$GITHUB_STEP_SUMMARY`` is set."""
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a", encoding="utf-8") as handle:
             handle.write(markdown + "\n")
+
+
+def publish(markdown: str, output_dir: Path) -> Path:
+    """Write output/gate.md and the job summary."""
+    path = output_dir / "gate.md"
+    atomic_write_text(path, markdown)
+    publish_summary(markdown)
     return path
 
 

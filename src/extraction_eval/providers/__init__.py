@@ -1,11 +1,26 @@
-"""Providers: live calls to OpenAI and vLLM (issue 4)."""
+"""Providers: live calls to OpenAI and vLLM through the ``openai`` SDK."""
 
-from __future__ import annotations
+from ._base import Provider, ProviderAnswer, Redactor
+from ._calls import Budget, CallResult, call_all
+from ._collect import collect_live
+from ._factory import check_record_settings, make_provider
+from ._openai import ChatCompletionsProvider, response_format
+from ._retry import RetryPolicy, TransportFailure, call_with_retries, retry_after_seconds
 
-from typing import Any
-
-
-def collect_live(*args: Any, **kwargs: Any) -> Any:
-    from .._exceptions import ConfigurationError
-
-    raise ConfigurationError("live providers are not built yet")
+__all__ = [
+    "Budget",
+    "CallResult",
+    "ChatCompletionsProvider",
+    "Provider",
+    "ProviderAnswer",
+    "Redactor",
+    "RetryPolicy",
+    "TransportFailure",
+    "call_all",
+    "call_with_retries",
+    "check_record_settings",
+    "collect_live",
+    "make_provider",
+    "response_format",
+    "retry_after_seconds",
+]

@@ -70,6 +70,10 @@ class Behavior:
             )
         values = dict(raw)
         if "fail_first" in values:
+            if not isinstance(values["fail_first"], list | tuple):
+                raise ConfigurationError(
+                    f"stub script: fail_first must be a list, got {values['fail_first']!r}."
+                )
             values["fail_first"] = tuple(values["fail_first"])
         return cls(**values)
 

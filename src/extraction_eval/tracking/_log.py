@@ -63,6 +63,7 @@ def log_eval_run(
     """Create (or, under ``mlflow run``, continue) the run and log everything to it."""
     import mlflow
     import pandas as pd
+    from mlflow.data.pandas_dataset import from_pandas
     from mlflow.entities import Metric, Param, RunTag
     from mlflow.exceptions import MlflowException
 
@@ -93,7 +94,7 @@ def log_eval_run(
             with warnings.catch_warnings():
                 # MLflow's hints about local path sources and integer columns: not ours to fix.
                 warnings.simplefilter("ignore", UserWarning)
-                gold = mlflow.data.from_pandas(
+                gold = from_pandas(
                     frame, source=dataset.source, name=dataset.name, digest=dataset.digest
                 )
                 mlflow.log_input(gold, context="evaluation")

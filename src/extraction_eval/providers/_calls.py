@@ -1,0 +1,104 @@
+"""Calling the provider for many conversations: bounded concurrency, retries, a budget."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..evaluation._records import cost_usd, usage_tokens
+from ..gold import Conversation
+from ._base import Provider, ProviderAnswer, Redactor
+from ._progress import Progress
+from ._retry import RetryPolicy, TransportFailure, call_with_retries
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """One conversation's call: an answer, a transport failure, or not attempted (budget)."""
+
+    conversation_id: str
+    answer: ProviderAnswer | None = None
+    transport_error: str | None = None
+    retries: int = 0
+    skipped: bool = False
+
+
+class Budget:
+    """Stops new requests once the token or (estimated) dollar budget is reached."""
+
+    def __init__(self, model: str, max_tokens: int | None, max_cost_usd: float | None):
+        self.model = model
+        self.max_tokens = max_tokens
+        self.max_cost_usd = max_cost_usd
+        self.tokens = 0
+        self.cost = 0.0
+
+    def exhausted(self) -> bool:
+        if self.max_tokens is not None and self.tokens >= self.max_tokens:
+            return True
+        return self.max_cost_usd is not None and self.cost >= self.max_cost_usd
+
+    def add(self, answer: ProviderAnswer) -> tuple[int, float]:
+        tokens_in, tokens_out = usage_tokens(answer.usage)
+        tokens = (tokens_in or 0) + (tokens_out or 0)
+        cost = cost_usd(self.model, tokens_in or 0, tokens_out or 0) or 0.0
+        self.tokens += tokens
+        self.cost += cost
+        return tokens, cost
+
+
+async def call_all(
+    provider: Provider,
+    conversations: Sequence[Conversation],
+    *,
+    concurrency: int,
+    policy: RetryPolicy,
+    redactor: Redactor,
+    budget: Budget,
+    progress: Progress | None = None,
+    on_answer: Callable[[str, ProviderAnswer], None] | None = None,
+) -> dict[str, CallResult]:
+    """Every conversation once, at most ``concurrency`` in flight.
+
+    A call that cannot succeed (a bad key) cancels the rest; whatever ``on_answer``
+    already stored stays stored.
+    """
+    semaphore = asyncio.Semaphore(concurrency)
+    results: dict[str, CallResult] = {}
+
+    async def one(conversation: Conversation) -> None:
+        cid = conversation.conversation_id
+        async with semaphore:
+            if budget.exhausted():
+                results[cid] = CallResult(cid, skipped=True)
+                return
+            try:
+                answer, retries = await call_with_retries(
+                    lambda: provider.complete(conversation), policy, redactor
+                )
+            except TransportFailure as exc:
+                results[cid] = CallResult(cid, transport_error=exc.detail, retries=exc.attempts - 1)
+                if progress is not None:
+                    progress.update(failed=True, tokens=0, cost=0.0)
+                return
+            answer = redactor.answer(answer)
+            tokens, cost = budget.add(answer)
+            results[cid] = CallResult(cid, answer=answer, retries=retries)
+            if on_answer is not None:
+                on_answer(cid, answer)
+            if progress is not None:
+                failed = answer.content is None or answer.finish_reason not in ("stop", None)
+                progress.update(failed=failed, tokens=tokens, cost=cost)
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for conversation in conversations:
+                group.create_task(one(conversation))
+    except* Exception as errors:  # surface the first real error, not the group wrapper
+        raise errors.exceptions[0] from None
+    finally:
+        if progress is not None:
+            progress.close()
+        await provider.aclose()
+    return results

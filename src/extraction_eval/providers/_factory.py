@@ -1,0 +1,57 @@
+"""Build the provider a run asks for, from the environment (read here, at call time)."""
+
+from __future__ import annotations
+
+from .._exceptions import ConfigurationError
+from .._settings import (
+    BASE_URL_VAR,
+    MODE_VAR,
+    OPENAI_KEY_VAR,
+    VLLM_KEY_VAR,
+    env_value,
+)
+from ..vocab import Mode, Provider
+from ._base import Redactor
+from ._openai import ChatCompletionsProvider
+
+
+def check_record_settings() -> None:
+    """Recording spends money: it needs both the key and the explicit mode variable."""
+    missing = []
+    if env_value(OPENAI_KEY_VAR) is None:
+        missing.append(f"{OPENAI_KEY_VAR} (the budgeted key; never commit it)")
+    if (env_value(MODE_VAR) or "").lower() != "record":
+        missing.append(f"{MODE_VAR}=record (the explicit opt-in to spend on a recording)")
+    if missing:
+        raise ConfigurationError(
+            "--mode record refuses to start; missing: " + "; ".join(missing) + ". Set both, "
+            "then rerun `extraction-eval run --mode record`."
+        )
+
+
+def make_provider(
+    provider: Provider, model: str, mode: Mode, *, timeout_s: float
+) -> tuple[ChatCompletionsProvider, Redactor]:
+    """The SDK client for the provider, and a redactor that knows its key."""
+    if mode is Mode.RECORD:
+        check_record_settings()
+    if provider is Provider.OPENAI:
+        key = env_value(OPENAI_KEY_VAR)
+        if key is None:
+            raise ConfigurationError(
+                f"--mode {mode.value} calls OpenAI and needs {OPENAI_KEY_VAR}; set it (never "
+                "commit it) or use --mode cassette to replay for free."
+            )
+        base_url = env_value("OPENAI_BASE_URL")
+    else:
+        base_url = env_value(BASE_URL_VAR)
+        if base_url is None:
+            raise ConfigurationError(
+                f"the vllm provider needs {BASE_URL_VAR}, e.g. "
+                f"{BASE_URL_VAR}=http://127.0.0.1:8000/v1 (see docs/runbooks.md)."
+            )
+        key = env_value(VLLM_KEY_VAR) or "EMPTY"
+    client = ChatCompletionsProvider(
+        provider.value, model, api_key=key, base_url=base_url, timeout_s=timeout_s
+    )
+    return client, Redactor([key])

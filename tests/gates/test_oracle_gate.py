@@ -1,0 +1,151 @@
+"""The oracle gate, case by case, in temporary git repositories."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from extraction_eval._jsonio import sha256_file
+from extraction_eval.cli import app
+
+from ..conftest import TINY, copy_gold
+
+TOKEN = "EXTRACTION_EVAL_ORACLE_OK=1"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository whose base commit has oracle cassettes for the current contract."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    copy_gold(TINY, root / "gold" / "tiny")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    git(root, "branch", "base")
+    monkeypatch.chdir(root)
+    return root
+
+
+def gate(*args: str, body: str | None = None, monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[int, str]:
+    if body is not None and monkeypatch is not None:
+        monkeypatch.setenv("EXTRACTION_EVAL_PR_BODY", body)
+    result = CliRunner().invoke(app, ["oracle-gate", "--base", "base", "--gold", "gold/tiny", *args])
+    return result.exit_code, result.output
+
+
+def rewrite(gold: Path, *, kind: str | None = None, prompt: str | None = None, manifest_hashes: bool = True) -> None:
+    """Rewrite cassettes (kind / prompt hash) and re-sign the manifest like a recording would."""
+    path = gold / "openai_cassettes.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for row in rows:
+        if kind:
+            row["cassette_kind"] = kind
+        if prompt:
+            row["prompt_sha256"] = prompt
+        row["recorded_at"] = "2026-12-02T10:00:00Z"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    manifest_path = gold / "cassette_manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    if kind:
+        manifest["cassette_kind"] = kind
+    if prompt and manifest_hashes:
+        manifest["prompt_sha256"] = prompt
+    manifest["files"]["openai_cassettes.jsonl"] = sha256_file(path)
+    manifest_path.write_text(json.dumps(manifest, indent=2))
+
+
+def test_unchanged_contract_passes(repo: Path) -> None:
+    code, text = gate()
+    assert code == 0 and "match the base manifest" in text
+
+
+def test_changed_contract_with_oracle_cassettes_fails_without_the_token(repo: Path, changed_prompt: str) -> None:
+    code, text = gate()
+    assert code == 1
+    assert "the contract changed in this pull request: prompt" in text and "Re-record them live" in text
+
+
+def test_the_token_on_its_own_line_lets_it_pass(repo: Path, changed_prompt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, text = gate(body=f"Reword the prompt.\r\n\r\n{TOKEN}\r\n", monkeypatch=monkeypatch)
+    assert code == 0 and "reviewer-visible exception" in text
+    body_file = repo.parent / "body.md"
+    body_file.write_text(f"Why:\n{TOKEN}\n")
+    monkeypatch.delenv("EXTRACTION_EVAL_PR_BODY")
+    code, _ = gate("--pr-body-file", str(body_file))
+    assert code == 0
+
+
+@pytest.mark.parametrize(
+    "body",
+    [f" {TOKEN}", f"{TOKEN} ", f"please set {TOKEN}", "EXTRACTION_EVAL_ORACLE_OK=0", "`EXTRACTION_EVAL_ORACLE_OK=1`", ""],
+)
+def test_only_an_exact_line_counts(repo: Path, changed_prompt: str, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
+    code, _ = gate(body=body, monkeypatch=monkeypatch)
+    assert code == 1
+
+
+def test_bumping_the_manifest_hashes_alone_fails(repo: Path, changed_prompt: str) -> None:
+    gold = repo / "gold" / "tiny"
+    manifest = json.loads((gold / "cassette_manifest.json").read_text())
+    manifest["prompt_sha256"] = changed_prompt
+    (gold / "cassette_manifest.json").write_text(json.dumps(manifest))
+    git(repo, "commit", "-qam", "bump the hash")
+    code, text = gate()
+    assert code == 1 and "Bumping the manifest's hashes does not satisfy this gate" in text
+
+
+def test_live_rerecording_under_the_new_contract_passes(repo: Path, changed_prompt: str) -> None:
+    rewrite(repo / "gold" / "tiny", kind="live_openai_recorded", prompt=changed_prompt)
+    git(repo, "commit", "-qam", "re-record")
+    code, text = gate()
+    assert code == 0 and "re-recorded live under the new contract" in text
+
+
+def test_a_manifest_claiming_live_while_cassettes_are_oracle_fails(repo: Path) -> None:
+    gold = repo / "gold" / "tiny"
+    manifest = json.loads((gold / "cassette_manifest.json").read_text())
+    manifest["cassette_kind"] = "live_openai_recorded"
+    (gold / "cassette_manifest.json").write_text(json.dumps(manifest))
+    code, text = gate()
+    assert code == 1 and "claims live_openai_recorded but 8 cassette(s) say otherwise" in text
+
+
+def test_live_cassettes_recorded_under_another_prompt_fail(repo: Path, changed_prompt: str) -> None:
+    rewrite(repo / "gold" / "tiny", kind="live_openai_recorded", prompt="a" * 64, manifest_hashes=False)
+    code, text = gate()
+    assert code == 1 and "recorded under another prompt or schema hash" in text
+
+
+def test_live_manifest_with_unchanged_cassette_file_fails(repo: Path, changed_prompt: str) -> None:
+    # the base already had live cassettes with these exact bytes: nothing was re-recorded
+    rewrite(repo / "gold" / "tiny", kind="live_openai_recorded", prompt=changed_prompt, manifest_hashes=False)
+    git(repo, "commit", "-qam", "live at base")
+    git(repo, "branch", "-f", "base")
+    manifest_path = repo / "gold" / "tiny" / "cassette_manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["prompt_sha256"] != changed_prompt  # base manifest: old contract
+    code, text = gate()
+    assert code == 1 and "unchanged against the base" in text
+
+
+def test_unknown_base_cannot_be_evaluated(repo: Path) -> None:
+    result = CliRunner().invoke(app, ["oracle-gate", "--base", "no-such-rev", "--gold", "gold/tiny"])
+    assert result.exit_code == 2 and "is not known" in result.output
+
+
+def test_new_gold_folder_has_no_base_contract(repo: Path) -> None:
+    shutil.copytree(repo / "gold" / "tiny", repo / "gold" / "tiny2")
+    result = CliRunner().invoke(app, ["oracle-gate", "--base", "base", "--gold", "gold/tiny2"])
+    assert result.exit_code == 0 and "a new gold folder" in result.output
