@@ -84,3 +84,37 @@ def test_similarity_is_symmetric_and_deterministic() -> None:
     for a, b in pairs:
         assert sim(a, b) == sim(b, a)
         assert sim(a, b) == sim(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("User is on the platform team.", "User is on the payments team."),
+        ("User plays jazz.", "User likes jazz."),
+    ],
+)
+def test_a_one_word_substitution_is_not_a_paraphrase(a: str, b: str) -> None:
+    assert sim(a, b) == 0.0
+
+
+def test_no_two_distinct_gold_v1_facts_match_each_other() -> None:
+    """The gold set's 130 facts and 10 stale facts are all different facts (within a conversation)."""
+    import json
+    from itertools import combinations
+
+    from ..conftest import REPO
+
+    rows = [json.loads(line) for line in (REPO / "gold" / "v1" / "expected_memories.jsonl").read_text().splitlines()]
+    by_conversation: dict[str, list[str]] = {}
+    for row in rows:
+        texts = by_conversation.setdefault(row["conversation_id"], [])
+        texts.append(row["content"])
+        if row["supersedes"]:
+            texts.append(row["supersedes"])
+    pairs = [(a, b) for texts in by_conversation.values() for a, b in combinations(texts, 2)]
+    assert len(pairs) >= 20
+    assert [(a, b) for a, b in pairs if sim(a, b) >= DEFAULT_MATCHER.threshold] == []
+    # across conversations too, only the same fact told twice matches itself
+    everything = [t for texts in by_conversation.values() for t in texts]
+    matching = {(a, b) for a, b in combinations(everything, 2) if sim(a, b) >= DEFAULT_MATCHER.threshold}
+    assert matching == {("User keeps kosher.", "User keeps kosher.")}

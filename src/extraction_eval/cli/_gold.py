@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from .._exceptions import GoldDataError
@@ -55,3 +57,25 @@ def validate_command(gold: GoldOption = DEFAULT_GOLD) -> None:
     if problems:
         raise GoldDataError(f"{len(problems)} problem(s):\n" + "\n".join(p.message for p in problems))
     typer.echo("ok")
+
+
+@gold_app.command("review")
+def review_command(
+    summary: Annotated[str, typer.Option("--summary", help="What the independent second read found and changed.")],
+    date: Annotated[str | None, typer.Option("--date", help="The day the review was done (YYYY-MM-DD; default today).")] = None,
+    gold: GoldOption = DEFAULT_GOLD,
+) -> None:
+    """Record the independent label review in the manifest (label_review)."""
+    import datetime as dt
+
+    from .._jsonio import write_json
+    from ..gold import MANIFEST_FILE, LabelReview, load_manifest
+
+    path = gold / MANIFEST_FILE
+    manifest = load_manifest(path)
+    try:
+        review = LabelReview(date=date or dt.date.today().isoformat(), summary=summary)
+    except ValueError as exc:
+        raise GoldDataError(f"--date {date!r} / --summary: {exc}. Use YYYY-MM-DD and a non-empty summary.") from None
+    write_json(path, manifest.model_copy(update={"label_review": review}).model_dump(mode="json"))
+    typer.echo(f"{path}: label_review recorded ({review.date}).")

@@ -12,4 +12,9 @@ from collections.abc import Mapping
 
 FROZEN_FILES = ("conversations.jsonl", "expected_memories.jsonl")
 
-PINNED_GOLD: Mapping[str, Mapping[str, str]] = {}
+PINNED_GOLD: Mapping[str, Mapping[str, str]] = {
+    "v1": {
+        "conversations.jsonl": "a05f9ae21f2a5e3b9f1ba4f0efca0f773a2fb6330777822157b77dfe2be7f025",
+        "expected_memories.jsonl": "9ffd9f982f23eda8b520b694c8338b8a969a9993b92e8b02e51398067a25a0c0",
+    },
+}

@@ -11,7 +11,10 @@ The default, ``keyed-dice@1``, is deterministic and conservative (docs/matcher.m
    matches "... Thursday"; "lives in Lisbon" never matches "lives in Porto".
 3. They must have the same polarity: the count of negation words (not, never,
    dislikes, hates, avoids, quit, stopped, ...) is odd in both or even in both.
-4. Then the similarity is the Dice coefficient of their content words (stop words
+4. A substitution is refused: when only one content word is shared and each side has a
+   word the other lacks ("on the platform team" / "on the payments team"), the
+   similarity is 0.0.
+5. Then the similarity is the Dice coefficient of their content words (stop words
    dropped), where two words agree when equal or when both have 5+ letters and
    share their first 5 ("allergic" / "allergy").
 
@@ -196,12 +199,8 @@ def _agree(a: str, b: str) -> bool:
     return a == b or (len(a) >= 5 and len(b) >= 5 and a[:5] == b[:5])
 
 
-def dice(a: tuple[str, ...], b: tuple[str, ...]) -> float:
-    """Dice coefficient with prefix agreement; each token of ``b`` is used at most once."""
-    if not a and not b:
-        return 1.0
-    if not a or not b:
-        return 0.0
+def shared_tokens(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """How many tokens of ``a`` agree with a distinct token of ``b`` (prefix agreement)."""
     unused = list(b)
     common = 0
     for token in a:
@@ -210,7 +209,16 @@ def dice(a: tuple[str, ...], b: tuple[str, ...]) -> float:
                 common += 1
                 del unused[index]
                 break
-    return 2.0 * common / (len(a) + len(b))
+    return common
+
+
+def dice(a: tuple[str, ...], b: tuple[str, ...]) -> float:
+    """Dice coefficient with prefix agreement; each token of ``b`` is used at most once."""
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    return 2.0 * shared_tokens(a, b) / (len(a) + len(b))
 
 
 @dataclass(frozen=True)
@@ -229,6 +237,11 @@ class KeyedDiceMatcher:
         tokens_a, polarity_a = _content_tokens(a)
         tokens_b, polarity_b = _content_tokens(b)
         if polarity_a != polarity_b:
+            return 0.0
+        common = shared_tokens(tokens_a, tokens_b)
+        if common < 2 and common < len(tokens_a) and common < len(tokens_b):
+            # One shared word and a different word on each side: "on the platform team" vs
+            # "on the payments team" is a substitution, and nothing tells it from a paraphrase.
             return 0.0
         return round(dice(tokens_a, tokens_b), 9)
 

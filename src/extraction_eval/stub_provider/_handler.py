@@ -1,13 +1,15 @@
-"""The HTTP request handler: routing, auth, request checks and scripted behaviour."""
+"""Routing, auth, request checks and scripted behaviour: one parsed request in, one reply out."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
-from http.server import BaseHTTPRequestHandler
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ._http import Request
 from ._responses import (
     answer_message,
     completion_body,
@@ -24,6 +26,30 @@ if TYPE_CHECKING:
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 MODELS_PATHS = ("/v1/models", "/models")
 _INVALID: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A JSON response: status, body object and extra headers (after Content-Type)."""
+
+    status: int
+    body: Any
+    serial: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+
+    def header_list(self) -> list[tuple[str, str]]:
+        out = [("Content-Type", "application/json")]
+        if self.serial is not None:
+            out.append(("x-request-id", f"req_stub_{self.serial}"))
+        out.extend(self.headers)
+        return out
+
+    def encoded_body(self) -> bytes:
+        return dumps(self.body)
+
+
+#: What a handler returns when the connection must close without a response.
+DROP = None
 
 
 def bearer_key(headers: Mapping[str, str]) -> str | None:
@@ -73,134 +99,86 @@ def request_problem(body: Any) -> tuple[str, str] | None:
     return None
 
 
-class StubHandler(BaseHTTPRequestHandler):
-    """One connection to the stub provider (HTTP/1.1, keep-alive)."""
+async def handle(stub: StubProviderServer, request: Request) -> Reply | None:
+    """The reply to one request, or None (:data:`DROP`) to close without answering."""
+    if request.method == "GET":
+        return handle_get(stub, request)
+    if request.method == "POST":
+        return await handle_post(stub, request)
+    return Reply(501, error_body(f"Unsupported method ({request.method!r})."))
 
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body go out in separate writes
-    server_version = "stub-provider/1"
-    sys_version = ""
 
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: tests read ``server.requests`` instead."""
+def handle_get(stub: StubProviderServer, request: Request) -> Reply:
+    path, headers = route(request.target), request.headers
+    _, serial = stub.record("GET", path, headers, None, None)
+    if path == "/health":
+        return Reply(200, {"status": "ok"}, serial)
+    if path not in MODELS_PATHS:
+        return Reply(404, error_body(f"Invalid URL (GET {path})"), serial)
+    if bearer_key(headers) is None:
+        return Reply(401, _NO_KEY, serial)
+    return Reply(200, models_body(stub.models), serial)
 
-    @property
-    def stub(self) -> StubProviderServer:
-        return self.server.stub  # type: ignore[attr-defined, no-any-return]
 
-    # plumbing --------------------------------------------------------------------------------
-
-    def _headers(self) -> dict[str, str]:
-        return {k.lower(): v for k, v in self.headers.items()}
-
-    def _read_body(self) -> bytes:
-        length = self.headers.get("Content-Length")
-        if length is not None:
-            return self.rfile.read(int(length))
-        if "chunked" not in self.headers.get("Transfer-Encoding", "").lower():
-            return b""
-        chunks: list[bytes] = []
-        while True:
-            size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-            if size == 0:
-                while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                    pass
-                return b"".join(chunks)
-            chunks.append(self.rfile.read(size))
-            self.rfile.readline()
-
-    def _send(
-        self, status: int, body: Any, serial: str, headers: Mapping[str, str] | None = None
-    ) -> None:
-        data = dumps(body)
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("x-request-id", f"req_stub_{serial}")
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-            self.wfile.flush()
-        except OSError:
-            self.close_connection = True
-
-    def _drop(self) -> None:
-        """Close the connection without sending a byte of response."""
-        self.close_connection = True
-
-    # routes ----------------------------------------------------------------------------------
-
-    def do_GET(self) -> None:
-        path, headers = route(self.path), self._headers()
-        _, serial = self.stub.record("GET", path, headers, None, None)
-        if path == "/health":
-            self._send(200, {"status": "ok"}, serial)
-        elif path not in MODELS_PATHS:
-            self._send(404, error_body(f"Invalid URL (GET {path})"), serial)
-        elif bearer_key(headers) is None:
-            self._send(401, _NO_KEY, serial)
-        else:
-            self._send(200, models_body(self.stub.models), serial)
-
-    def do_POST(self) -> None:
-        path, headers = route(self.path), self._headers()
-        body = parse_json(self._read_body())
-        is_chat = path in CHAT_PATHS
-        cid = self.stub.identify(body) if is_chat and body is not _INVALID else None
-        recorded = None if body is _INVALID else body
-        attempt, serial = self.stub.record("POST", path, headers, recorded, cid)
-        key = bearer_key(headers)
-        if not is_chat:
-            self._send(404, error_body(f"Invalid URL (POST {path})"), serial)
-        elif key is None:
-            self._send(401, _NO_KEY, serial)
-        elif body is _INVALID:
-            self._send(400, error_body(_BAD_JSON), serial)
-        elif (problem := request_problem(body)) is not None:
-            self._send(400, error_body(problem[0], param=problem[1]), serial)
-        elif cid is None or attempt is None:
-            message = (
-                "stub provider: the last user message matches no conversation of gold folder "
-                f"{str(self.stub.gold_dir)!r} (it must equal "
-                "extraction_eval.contract.render_conversation of one of them)."
-            )
-            self._send(
-                400, error_body(message, param="messages", code="unknown_conversation"), serial
-            )
-        else:
-            self._scripted(cid, attempt, body, key, serial)
-
-    def _scripted(
-        self, cid: str, attempt: int, body: Mapping[str, Any], key: str, serial: str
-    ) -> None:
-        behavior = self.stub.script.behavior_for(cid)
-        stop = self.stub.stop_event
-        if behavior.latency_ms and stop.wait(behavior.latency_ms / 1000):
-            return self._drop()
-        failure = behavior.failure_for(attempt)
-        if failure == "drop":
-            return self._drop()
-        if failure == "hang":
-            stop.wait(behavior.hang_s)
-            return self._drop()
-        if isinstance(failure, int):
-            extra = {"Retry-After": f"{behavior.retry_after_s:g}"} if failure == 429 else {}
-            return self._send(failure, status_error(failure), serial, extra)
-        content, refusal, finish = answer_message(
-            behavior.answer, self.stub.answers.get(cid, []), api_key=key
+async def handle_post(stub: StubProviderServer, request: Request) -> Reply | None:
+    path, headers = route(request.target), request.headers
+    body = parse_json(request.body)
+    is_chat = path in CHAT_PATHS
+    cid = stub.identify(body) if is_chat and body is not _INVALID else None
+    recorded = None if body is _INVALID else body
+    attempt, serial = stub.record("POST", path, headers, recorded, cid)
+    key = bearer_key(headers)
+    if not is_chat:
+        return Reply(404, error_body(f"Invalid URL (POST {path})"), serial)
+    if key is None:
+        return Reply(401, _NO_KEY, serial)
+    if body is _INVALID:
+        return Reply(400, error_body(_BAD_JSON), serial)
+    if (problem := request_problem(body)) is not None:
+        return Reply(400, error_body(problem[0], param=problem[1]), serial)
+    if cid is None or attempt is None:
+        message = (
+            "stub provider: the last user message matches no conversation of gold folder "
+            f"{str(stub.gold_dir)!r} (it must equal "
+            "extraction_eval.contract.render_conversation of one of them)."
         )
-        completion = completion_body(
-            request_id=f"chatcmpl-stub-{serial}",
-            model=body["model"],
-            request_messages=body["messages"],
-            content=content,
-            refusal=refusal,
-            finish_reason=finish,
-        )
-        extra = {"x-echo-key": key} if behavior.answer == "echo_key" else {}
-        return self._send(200, completion, serial, extra)
+        problem_body = error_body(message, param="messages", code="unknown_conversation")
+        return Reply(400, problem_body, serial)
+    return await scripted(stub, cid, attempt, body, key, serial)
+
+
+async def scripted(
+    stub: StubProviderServer, cid: str, attempt: int, body: Mapping[str, Any], key: str, serial: str
+) -> Reply | None:
+    """Latency, then the scripted failure of this attempt, or the scripted answer.
+
+    Closing the server cancels the sleeps, which closes the connection without a response.
+    """
+    behavior = stub.script.behavior_for(cid)
+    if behavior.latency_ms:
+        await asyncio.sleep(behavior.latency_ms / 1000)
+    failure = behavior.failure_for(attempt)
+    if failure == "drop":
+        return DROP
+    if failure == "hang":
+        await asyncio.sleep(behavior.hang_s)
+        return DROP
+    if isinstance(failure, int):
+        extra = (("Retry-After", f"{behavior.retry_after_s:g}"),) if failure == 429 else ()
+        return Reply(failure, status_error(failure), serial, extra)
+    content, refusal, finish = answer_message(
+        behavior.answer, stub.answers.get(cid, []), api_key=key
+    )
+    completion = completion_body(
+        request_id=f"chatcmpl-stub-{serial}",
+        model=body["model"],
+        request_messages=body["messages"],
+        content=content,
+        refusal=refusal,
+        finish_reason=finish,
+    )
+    extra = (("x-echo-key", key),) if behavior.answer == "echo_key" else ()
+    return Reply(200, completion, serial, extra)
 
 
 _NO_KEY = error_body(

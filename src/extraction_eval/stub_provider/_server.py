@@ -1,17 +1,24 @@
-"""The stub provider: an OpenAI-compatible chat-completions server on a background thread."""
+"""The stub provider: an OpenAI-compatible chat-completions server.
+
+The transport is an asyncio server whose event loop runs in one background daemon thread
+(``stub-provider``): every connection is a task on that loop, scripted latency and hangs are
+``asyncio.sleep`` calls, and JSON parsing and response building run inline on the loop, so
+concurrent requests overlap instead of competing for the GIL from one thread each.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import signal
 import socket
 import sys
 import threading
 import time
+import traceback
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -19,11 +26,27 @@ from typing import Any
 from .._jsonio import atomic_write_text
 from ..contract import render_conversation
 from ..gold import load_gold
-from ._handler import StubHandler
-from ._responses import last_user_text
+from ._handler import Reply, handle
+from ._http import (
+    CONTINUE,
+    MAX_LINE,
+    ProtocolError,
+    encode_response,
+    read_body,
+    read_request_head,
+)
+from ._responses import dumps, error_body, last_user_text
 from ._script import AnswerSet, StubScript, coerce_answers
 
 DEFAULT_MODELS: tuple[str, ...] = ("gpt-4o-mini", "Qwen/Qwen2.5-14B-Instruct")
+
+#: Pending connections the listening socket queues while the loop is busy.
+LISTEN_BACKLOG = 256
+#: How long close() waits for the loop thread, and the loop for cancelled connections.
+CLOSE_TIMEOUT_S = 5.0
+#: After refusing a malformed request, how long to drain what the client still sends, so
+#: that closing does not reset the connection before the client has read the refusal.
+LINGER_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -37,51 +60,6 @@ class RecordedRequest:
     conversation_id: str | None
     attempt: int | None
     time: float
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    """A threading server that can cut its open connections and join their threads."""
-
-    daemon_threads = True
-    request_queue_size = 256
-
-    def __init__(self, address: tuple[str, int], stub: StubProviderServer) -> None:
-        self.stub = stub
-        self._lock = threading.Lock()
-        self._active: dict[socket.socket, threading.Thread] = {}
-        super().__init__(address, StubHandler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        thread = threading.Thread(
-            target=self.process_request_thread,
-            args=(request, client_address),
-            name="stub-provider-connection",
-            daemon=True,
-        )
-        with self._lock:
-            self._active[request] = thread
-        thread.start()
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            with self._lock:
-                self._active.pop(request, None)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if isinstance(sys.exc_info()[1], OSError):
-            return  # the client went away: expected with drop, hang and client timeouts
-        super().handle_error(request, client_address)
-
-    def abort_connections(self, timeout: float) -> None:
-        with self._lock:
-            items = list(self._active.items())
-        for sock, _ in items:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-        for _, thread in items:
-            thread.join(timeout)
 
 
 class StubProviderServer:
@@ -117,38 +95,163 @@ class StubProviderServer:
         self._requests: list[RecordedRequest] = []
         self._attempts: Counter[str] = Counter()
         self._serial = 0
-        self._httpd: _HTTPServer | None = None
+        self._port: int | None = None
         self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+        self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
 
     # lifecycle -------------------------------------------------------------------------------
 
     def start(self) -> StubProviderServer:
-        """Bind and serve on a daemon thread; returns self."""
-        if self._httpd is not None:
+        """Bind, then serve from an event loop on a daemon thread; returns self."""
+        if self._thread is not None:
             raise RuntimeError("stub provider already started")
         self.stop_event.clear()
-        self._httpd = _HTTPServer((self.host, self._requested_port), self)
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="stub-provider",
-            daemon=True,
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.create_server(
+            (self.host, self._requested_port), family=family, backlog=LISTEN_BACKLOG
         )
-        self._thread.start()
+        ready = threading.Event()
+        failed: list[BaseException] = []
+        thread = threading.Thread(
+            target=self._run, args=(sock, ready, failed), name="stub-provider", daemon=True
+        )
+        thread.start()
+        ready.wait()
+        if failed:
+            thread.join(CLOSE_TIMEOUT_S)
+            sock.close()
+            raise failed[0]
+        self._port = int(sock.getsockname()[1])
+        self._thread = thread
         return self
 
     def close(self) -> None:
-        """Stop serving, cut open connections (hanging ones too) and join every thread."""
-        httpd, thread = self._httpd, self._thread
-        if httpd is None:
+        """Stop serving, cut open connections (hanging ones too) and join the loop thread."""
+        thread, loop, stopping = self._thread, self._loop, self._stopping
+        if thread is None:
             return
         self.stop_event.set()
-        httpd.shutdown()
-        httpd.abort_connections(timeout=5.0)
-        httpd.server_close()
-        if thread is not None:
-            thread.join(5.0)
-        self._httpd = self._thread = None
+        if loop is not None and stopping is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already ended
+                loop.call_soon_threadsafe(stopping.set)
+        if thread is not threading.current_thread():
+            thread.join(CLOSE_TIMEOUT_S)
+        self._thread = self._loop = self._stopping = None
+        self._port = None
+
+    def _run(
+        self, sock: socket.socket, ready: threading.Event, failed: list[BaseException]
+    ) -> None:
+        """The loop thread: serve until close(), then cut every connection."""
+        try:
+            asyncio.run(self._main(sock, ready))
+        except BaseException as exc:
+            if ready.is_set():
+                raise
+            failed.append(exc)
+        finally:
+            ready.set()
+            sock.close()
+
+    async def _main(self, sock: socket.socket, ready: threading.Event) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        self._connections = {}
+        server = await asyncio.start_server(self._accept, sock=sock, limit=MAX_LINE)
+        ready.set()
+        try:
+            await self._stopping.wait()
+        finally:
+            server.close()
+            await self._cut_connections()
+
+    async def _cut_connections(self) -> None:
+        """Cancel every connection task (interrupting latency and hangs), then close what is
+        still open: cancelled connections end with a FIN, without a response."""
+        connections = dict(self._connections)
+        for task in connections:
+            task.cancel()
+        if connections:
+            await asyncio.wait(connections, timeout=CLOSE_TIMEOUT_S)
+        for writer in connections.values():
+            writer.transport.abort()  # a no-op for those already closed
+        await asyncio.sleep(0)  # let the transports run their connection_lost callbacks
+
+    # connections -----------------------------------------------------------------------------
+
+    def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """A new connection: registered at once, so that close() can cut it whatever its state."""
+        task = asyncio.get_running_loop().create_task(self._connection(reader, writer))
+        self._connections[task] = writer
+        task.add_done_callback(self._connection_done)
+
+    def _connection_done(self, task: asyncio.Task[None]) -> None:
+        writer = self._connections.pop(task, None)
+        if writer is not None:
+            writer.close()
+        exc = None if task.cancelled() else task.exception()
+        if exc is not None:
+            traceback.print_exception(exc, file=sys.stderr)
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+            while await self._exchange(reader, writer):
+                pass
+
+    async def _exchange(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """Read one request and answer it; whether the connection stays open for another."""
+        try:
+            request = await read_request_head(reader)
+        except ProtocolError as exc:
+            await self._refuse(reader, writer, exc)
+            return False
+        if request is None:
+            return False
+        if request.expect_continue:
+            writer.write(CONTINUE)
+        request.body = await read_body(reader, request)
+        keep_alive = request.keep_alive
+        try:
+            reply = await handle(self, request)
+        except Exception as exc:  # a stub bug: say so rather than hang up silently
+            traceback.print_exc(file=sys.stderr)
+            message = f"stub provider: internal error: {type(exc).__name__}: {exc}"
+            reply, keep_alive = Reply(500, error_body(message, type_="server_error")), False
+        if reply is None:  # scripted drop or hang: close without a byte of response
+            return False
+        writer.write(
+            encode_response(
+                reply.status,
+                reply.encoded_body(),
+                reply.header_list(),
+                keep_alive=keep_alive,
+                version=request.version,
+                include_body=request.method != "HEAD",
+            )
+        )
+        await writer.drain()
+        return keep_alive
+
+    async def _refuse(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, exc: ProtocolError
+    ) -> None:
+        """Answer a malformed request in OpenAI's error shape, then close gracefully."""
+        body = dumps(error_body(exc.message))
+        headers = [("Content-Type", "application/json")]
+        writer.write(encode_response(exc.status, body, headers, keep_alive=False))
+        await writer.drain()
+        if writer.can_write_eof():
+            writer.write_eof()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(LINGER_S):
+                while await reader.read(MAX_LINE):
+                    pass
 
     def __enter__(self) -> StubProviderServer:
         return self.start()
@@ -165,9 +268,9 @@ class StubProviderServer:
 
     @property
     def port(self) -> int:
-        if self._httpd is None:
+        if self._port is None:
             raise RuntimeError("stub provider is not running; call start() or use `with`")
-        return int(self._httpd.server_address[1])
+        return self._port
 
     @property
     def base_url(self) -> str:

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Speed targets, measured in one run (docs/benchmarks.md quotes its output).
+
+    python benchmarks/bench.py [--repeat 5] [--runs 1000] [--skip eval,gate,provider]
+
+1. eval:     `extraction-eval run --mode cassette` on gold/v1 (125 conversations) against
+             an already-created SQLite store, versus `python -c "import mlflow"`.
+             Target: the eval adds at most 1.5 s to the import.
+2. gate:     `extraction-eval gate` and `python scripts/regression_gate.py` against a real
+             `mlflow server` holding --runs runs. Target: under 1 s.
+3. provider: the provider-call phase of a live run over 125 conversations against the
+             stub provider with 100 ms latency per request, at concurrency 16 and at 1.
+             Target: at concurrency 16, at least 80% of the ideal throughput
+             (concurrency / latency).
+
+Medians of --repeat wall-clock measurements; every subprocess starts cold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+GOLD = REPO / "gold" / "v1"
+BIN = Path(sys.executable).parent
+
+
+def wall(cmd: list[str], env: dict[str, str], cwd: Path, expect: int = 0) -> float:
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if proc.returncode != expect:
+        raise SystemExit(f"{cmd} exited {proc.returncode}: {proc.stderr[-2000:]}")
+    return elapsed
+
+
+def median_of(repeat: int, cmd: list[str], env: dict[str, str], cwd: Path, expect: int = 0) -> tuple[float, list[float]]:
+    samples = [wall(cmd, env, cwd, expect) for _ in range(repeat)]
+    return statistics.median(samples), samples
+
+
+def bench_eval(repeat: int, work: Path) -> dict[str, object]:
+    env = {**os.environ, "MLFLOW_TRACKING_URI": f"sqlite:///{work / 'eval.db'}"}
+    run = [str(BIN / "extraction-eval"), "run", "--mode", "cassette", "--gold", str(GOLD),
+           "--output-dir", str(work / "out"), "--no-progress"]
+    wall(run, env, work)  # creates the store and its tables: not measured
+    import_mlflow, import_samples = median_of(repeat, [sys.executable, "-c", "import mlflow"], env, work)
+    eval_time, eval_samples = median_of(repeat, run, env, work)
+    return {
+        "import_mlflow_s": round(import_mlflow, 3),
+        "eval_s": round(eval_time, 3),
+        "eval_minus_import_s": round(eval_time - import_mlflow, 3),
+        "target_s": 1.5,
+        "met": eval_time - import_mlflow <= 1.5,
+        "samples": {"import": [round(s, 3) for s in import_samples], "eval": [round(s, 3) for s in eval_samples]},
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def populate(db_uri: str, runs: int) -> None:
+    """Fill the store directly (no HTTP) with runs shaped like real evaluations."""
+    from mlflow import MlflowClient
+    from mlflow.entities import Metric, RunTag
+
+    from extraction_eval.metric_keys import DEFAULT_GATED_METRICS
+
+    client = MlflowClient(db_uri)
+    experiment = client.get_experiment_by_name("extraction-eval")
+    experiment_id = experiment.experiment_id if experiment else client.create_experiment("extraction-eval")
+    now = int(time.time() * 1000)
+    for index in range(runs):
+        run = client.create_run(experiment_id, tags={"run_kind": "eval", "subset": "full", "provider": "openai",
+                                                    "mlflow.source.git.commit": f"{index:040x}"})
+        client.log_batch(run.info.run_id, metrics=[Metric(k, 0.9, now, 0) for k in DEFAULT_GATED_METRICS],
+                         tags=[RunTag("mode", "cassette")])
+        client.set_terminated(run.info.run_id)
+
+
+def bench_gate(repeat: int, runs: int, work: Path) -> dict[str, object]:
+    db_uri = f"sqlite:///{work / 'gate.db'}"
+    populate(db_uri, runs)
+    port = free_port()
+    uri = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [str(BIN / "mlflow"), "server", "--backend-store-uri", db_uri, "--default-artifact-root",
+         str(work / "artifacts"), "--host", "127.0.0.1", "--port", str(port), "--workers", "1"],
+        env={**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"}, cwd=work,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        import httpx
+
+        for _ in range(480):
+            try:
+                if httpx.get(f"{uri}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.25)
+        env = {**os.environ, "MLFLOW_TRACKING_URI": uri}
+        cli = str(BIN / "extraction-eval")
+        wall([cli, "baseline", "register", "--gold", str(GOLD), "--replace"], env, REPO)
+        out = work / "gate-out"
+        wall([cli, "run", "--mode", "cassette", "--gold", str(GOLD), "--output-dir", str(out), "--no-progress"], env, REPO)
+        gate_cli, cli_samples = median_of(repeat, [cli, "gate", "--output-dir", str(out), "--gold", str(GOLD)], env, REPO)
+        gate_script, script_samples = median_of(
+            repeat, [sys.executable, str(REPO / "scripts" / "regression_gate.py"), "--output-dir", str(out),
+                     "--gold", str(GOLD)], env, REPO)
+        return {
+            "runs_on_server": runs + 3,
+            "gate_cli_s": round(gate_cli, 3),
+            "gate_script_s": round(gate_script, 3),
+            "target_s": 1.0,
+            "met": max(gate_cli, gate_script) < 1.0,
+            "samples": {"cli": [round(s, 3) for s in cli_samples], "script": [round(s, 3) for s in script_samples]},
+        }
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def bench_provider(repeat: int, work: Path) -> dict[str, object]:
+    """The stub runs as its own process, as a real endpoint would: no GIL shared with the client."""
+    from extraction_eval.gold import load_gold
+    from extraction_eval.providers import Budget, Redactor, RetryPolicy, call_all
+    from extraction_eval.providers._openai import ChatCompletionsProvider
+
+    gold = load_gold(GOLD)
+    latency = 0.1
+    script = work / "script.json"
+    script.write_text(json.dumps({"default": {"latency_ms": latency * 1000}}))
+    port_file = work / "stub.port"
+    stub = subprocess.Popen(
+        [sys.executable, "-m", "extraction_eval.stub_provider", "--gold", str(GOLD), "--script", str(script),
+         "--port", "0", "--port-file", str(port_file)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    out: dict[str, object] = {"conversations": len(gold.conversations), "latency_s": latency}
+    try:
+        for _ in range(200):
+            if port_file.exists() and port_file.read_text().strip():
+                break
+            time.sleep(0.05)
+        base_url = f"http://127.0.0.1:{int(port_file.read_text())}/v1"
+        for concurrency in (16, 1):
+            samples = []
+            for _ in range(repeat if concurrency > 1 else 1):
+                provider = ChatCompletionsProvider("openai", "gpt-4o-mini", api_key="sk-bench",
+                                                   base_url=base_url, timeout_s=30)
+                started = time.perf_counter()
+                results = asyncio.run(call_all(provider, gold.conversations, concurrency=concurrency,
+                                               policy=RetryPolicy(), redactor=Redactor([]),
+                                               budget=Budget("gpt-4o-mini", None, None)))
+                samples.append(time.perf_counter() - started)
+                assert all(r.answer is not None for r in results.values())
+            measured = statistics.median(samples)
+            ideal = len(gold.conversations) * latency / concurrency
+            out[f"concurrency_{concurrency}"] = {
+                "phase_s": round(measured, 3),
+                "ideal_s": round(ideal, 3),
+                "throughput_per_s": round(len(gold.conversations) / measured, 1),
+                "ideal_throughput_per_s": round(concurrency / latency, 1),
+                "efficiency": round(ideal / measured, 3),
+                "samples": [round(s, 3) for s in samples],
+            }
+    finally:
+        stub.send_signal(signal.SIGTERM)
+        stub.wait(timeout=30)
+    efficiency = out["concurrency_16"]["efficiency"]  # type: ignore[index]
+    out["target_efficiency"] = 0.8
+    out["met"] = efficiency >= 0.8
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--skip", default="", help="comma-separated: eval,gate,provider")
+    args = parser.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+    work = Path(tempfile.mkdtemp(prefix="extraction-eval-bench-"))
+    report: dict[str, object] = {
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+        "command": "python benchmarks/bench.py " + " ".join(sys.argv[1:]),
+    }
+    try:
+        if "eval" not in skip:
+            report["eval"] = bench_eval(args.repeat, work)
+        if "gate" not in skip:
+            report["gate"] = bench_gate(args.repeat, args.runs, work)
+        if "provider" not in skip:
+            report["provider"] = bench_provider(args.repeat, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""Gold set v1: the counts the seed promises, the distributions the issue asks for, frozen inputs."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from typer.testing import CliRunner
+
+from extraction_eval._jsonio import sha256_file
+from extraction_eval.cli import app
+from extraction_eval.gold import PINNED_GOLD, load_baseline_file, load_cassettes, load_gold
+from extraction_eval.gold._subsets import SMOKE_REQUIREMENTS, smoke_coverage
+from extraction_eval.scoring import DEFAULT_MATCHER
+from extraction_eval.vocab import CATEGORIES, TEMPORAL_KINDS
+
+from ..conftest import REPO
+
+V1 = REPO / "gold" / "v1"
+
+
+@pytest.fixture(scope="module")
+def gold():  # type: ignore[no-untyped-def]
+    return load_gold(V1)
+
+
+def test_the_seed_counts(gold) -> None:  # type: ignore[no-untyped-def]
+    stats = gold.stats()
+    assert (stats["conversations"], stats["expected_memories"]) == (125, 130)
+    assert (stats["multi_label"], stats["supersession"]) == (10, 10)
+    assert all(stats[f"category/{c.value}"] > 0 for c in CATEGORIES)
+
+
+def test_distributions(gold) -> None:  # type: ignore[no-untyped-def]
+    per_category = Counter(c for m in gold.memories for c in m.categories)
+    assert min(per_category[c] for c in CATEGORIES) >= 20, per_category
+    per_kind = Counter(m.temporal_kind for m in gold.memories)
+    assert min(per_kind[k] for k in TEMPORAL_KINDS) >= 15, per_kind
+    assert len(gold.negative_ids) >= 10
+    assert {len(c.turns) for c in gold.conversations} <= set(range(2, 13))
+    assert min(len(c.turns) for c in gold.conversations) == 2
+    assert max(len(c.turns) for c in gold.conversations) >= 8
+
+
+def test_canonical_style_and_supersession_rules(gold) -> None:  # type: ignore[no-untyped-def]
+    for memory in gold.memories:
+        assert memory.content.startswith(("User ", "User's ")) and memory.content.endswith("."), memory.memory_id
+        if memory.supersedes is not None:
+            assert memory.supersedes.startswith(("User ", "User's ")), memory.memory_id
+            # the stale fact is never also expected, and it is a different fact from the new one
+            siblings = gold.by_conversation[memory.conversation_id]
+            assert not any(DEFAULT_MATCHER.similarity(s.content, memory.supersedes) >= DEFAULT_MATCHER.threshold
+                           for s in siblings), memory.memory_id
+
+
+def test_frozen_inputs_match_the_pinned_table() -> None:
+    pins = PINNED_GOLD["v1"]
+    assert sha256_file(V1 / "conversations.jsonl") == pins["conversations.jsonl"]
+    assert sha256_file(V1 / "expected_memories.jsonl") == pins["expected_memories.jsonl"]
+
+
+def test_manifest_cassettes_and_review(gold) -> None:  # type: ignore[no-untyped-def]
+    manifest = gold.manifest
+    assert manifest.gold_version == "v1" and manifest.cassette_kind.value == "oracle_aligned_expected_json"
+    assert manifest.label_review is not None and manifest.label_review.date == "2026-12-02"
+    assert "independent" in manifest.label_review.summary
+    cassettes = [c for _, c in load_cassettes(V1 / "openai_cassettes.jsonl")]
+    assert len(cassettes) == 125
+    assert smoke_coverage(manifest.subsets.smoke, gold.by_conversation) == SMOKE_REQUIREMENTS
+    assert 125 // 3 <= len(manifest.subsets.fast) <= 125 // 3 + 8  # a stratified third
+
+
+def test_baseline_file(gold) -> None:  # type: ignore[no-untyped-def]
+    baseline = load_baseline_file(V1 / "baseline_results.json")
+    openai, vllm = baseline.providers["openai"], baseline.providers["vllm"]
+    assert (openai.model, openai.enforcement.value, openai.cassette_kind.value) == (
+        "gpt-4o-mini", "ci", "oracle_aligned_expected_json")
+    assert openai.metrics == {k: 1.0 for k in openai.gated_metrics} and openai.last_refreshed
+    assert openai.matcher == "keyed-dice@1" and openai.mlflow_run_id
+    assert (vllm.model, vllm.enforcement.value) == ("Qwen/Qwen2.5-14B-Instruct", "manual")
+    assert vllm.metrics is None and vllm.last_refreshed is None and vllm.cassette_kind is None
+
+
+def test_gold_validate_prints_the_table() -> None:
+    result = CliRunner().invoke(app, ["gold", "validate", "--gold", str(V1)])
+    assert result.exit_code == 0, result.output
+    lines = {" ".join(line.split()[:-1]): line.split()[-1] for line in result.output.splitlines()[1:] if line.strip()}
+    assert lines["conversations"] == "125" and lines["expected_memories"] == "130"
+    assert lines["multi_label"] == "10" and lines["supersession"] == "10"
+    assert lines["frozen inputs"] == "pinned" and result.output.rstrip().endswith("ok")
+
+
+def test_an_edit_to_v1_fails_even_with_a_regenerated_manifest(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    copy = tmp_path / "v1"
+    shutil.copytree(V1, copy)
+    path = copy / "expected_memories.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[0]["temporal_kind"] = "current" if rows[0]["temporal_kind"] != "current" else "durable"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    runner = CliRunner()
+    assert runner.invoke(app, ["cassettes", "oracle", "--gold", str(copy)]).exit_code == 0
+    result = runner.invoke(app, ["gold", "validate", "--gold", str(copy)])
+    assert result.exit_code == 2 and "is pinned to" in result.output

@@ -1,0 +1,92 @@
+"""Registering the baseline from a git revision, so a pull request cannot lower its own bar."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from mlflow import MlflowClient
+from typer.testing import CliRunner
+
+from extraction_eval.cli import app
+
+from ..conftest import TINY, copy_gold
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_register_from_rev_reads_the_base_file_not_the_working_tree(
+    tmp_path: Path, local_store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    gold = copy_gold(TINY, repo / "gold" / "tiny")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base")
+    base = git(repo, "rev-parse", "HEAD")
+    monkeypatch.chdir(repo)
+    # the pull request lowers the bar in its own copy of the file
+    path = gold / "baseline_results.json"
+    lowered = json.loads(path.read_text())
+    lowered["providers"]["openai"]["metrics"] = {k: 0.5 for k in lowered["providers"]["openai"]["metrics"]}
+    path.write_text(json.dumps(lowered))
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["baseline", "register", "--gold", "gold/tiny", "--from-rev", base])
+    assert result.exit_code == 0, result.output
+    client = MlflowClient(local_store, registry_uri=local_store)
+    version = client.get_model_version_by_alias("extraction-eval-openai", "baseline")
+    run = client.get_run(version.run_id)
+    assert run.data.metrics["macro/recall"] == 1.0  # the base revision's bar, not 0.5
+    assert run.data.tags["baseline_source_rev"] == base
+    assert version.tags["baseline_source"] == f"gold/tiny/baseline_results.json@{base}"
+    assert version.tags["enforcement"] == "ci" and json.loads(version.tags["gated_metrics"])[0] == "precision/factual"
+    assert run.data.tags["run_kind"] == "baseline_seed"
+    assert client.get_experiment(run.info.experiment_id).name == "extraction-eval-baselines"
+
+    # the gate judges against the registered bar and shows the lowered file for review
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["run", "--mode", "cassette", "--gold", "gold/tiny", "--output-dir", str(out)]).exit_code == 0
+    gate = runner.invoke(app, ["gate", "--output-dir", str(out), "--gold", "gold/tiny"])
+    assert gate.exit_code == 0
+    assert "**Review:** gold/tiny/baseline_results.json in this tree differs from the registered baseline" in gate.output
+    assert "`macro/recall` 1.0000 -> 0.5000" in gate.output
+
+
+def test_register_from_an_unknown_revision_names_the_fix(tmp_path: Path, local_store: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    copy_gold(TINY, repo / "gold" / "tiny")
+    monkeypatch.chdir(repo)
+    result = CliRunner().invoke(app, ["baseline", "register", "--gold", "gold/tiny", "--from-rev", "origin/main"])
+    assert result.exit_code == 2 and "fetch-depth: 0" in result.output
+
+
+def test_promote_refuses_what_cannot_be_a_baseline(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+    runner = CliRunner()
+    smoke = runner.invoke(app, ["run", "--mode", "smoke", "--gold", str(tiny_gold), "--output-dir", str(tmp_path / "o")])
+    assert smoke.exit_code == 0
+    run_id = json.loads((tmp_path / "o" / "run.json").read_text())["run_id"]
+    result = runner.invoke(app, ["baseline", "promote", "--run-id", run_id, "--gold", str(tiny_gold)])
+    assert result.exit_code == 2 and "covers subset 'smoke'; a baseline covers 'full'" in result.output
+
+
+def test_promote_moves_the_alias_and_rewrites_the_file(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+    runner = CliRunner()
+    assert runner.invoke(app, ["baseline", "register", "--gold", str(tiny_gold)]).exit_code == 0
+    assert runner.invoke(app, ["run", "--gold", str(tiny_gold), "--output-dir", str(tmp_path / "o")]).exit_code == 0
+    run_id = json.loads((tmp_path / "o" / "run.json").read_text())["run_id"]
+    result = runner.invoke(app, ["baseline", "promote", "--run-id", run_id, "--gold", str(tiny_gold)])
+    assert result.exit_code == 0, result.output
+    version = MlflowClient(local_store, registry_uri=local_store).get_model_version_by_alias("extraction-eval-openai", "baseline")
+    assert version.run_id == run_id and str(version.version) == "2"
+    block = json.loads((tiny_gold / "baseline_results.json").read_text())["providers"]["openai"]
+    assert block["mlflow_run_id"] == run_id and block["cassette_kind"] == "oracle_aligned_expected_json"
+    assert block["matcher"] == "keyed-dice@1" and block["subset"] == "full" and block["enforcement"] == "ci"
+    assert set(block["metrics"]) == set(block["gated_metrics"])

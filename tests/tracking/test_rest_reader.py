@@ -1,0 +1,101 @@
+"""The gate's REST reader: MLflow's API over httpx, with MLflow's own credentials variables."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import httpx
+import pytest
+
+from extraction_eval import TrackingError
+from extraction_eval.tracking._rest import RestReader
+
+RUN = {"run": {"info": {"run_id": "r1", "experiment_id": "3", "status": "FINISHED", "start_time": 5},
+               "data": {"metrics": [{"key": "macro/recall", "value": 0.5}],
+                        "tags": [{"key": "provider", "value": "openai"}]}}}
+
+
+def reader(handler, monkeypatch: pytest.MonkeyPatch, **env: str) -> tuple[RestReader, list[httpx.Request]]:  # type: ignore[no-untyped-def]
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    seen: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return handler(request)
+
+    return RestReader("http://tracking.example:5000/", transport=httpx.MockTransport(record)), seen
+
+
+def test_get_run_parses_metrics_and_tags(monkeypatch: pytest.MonkeyPatch) -> None:
+    r, seen = reader(lambda req: httpx.Response(200, json=RUN), monkeypatch)
+    run = r.get_run("r1")
+    assert run is not None and run.metrics == {"macro/recall": 0.5} and run.tags == {"provider": "openai"}
+    assert str(seen[0].url) == "http://tracking.example:5000/api/2.0/mlflow/runs/get?run_id=r1"
+
+
+def test_token_is_sent_as_bearer(monkeypatch: pytest.MonkeyPatch) -> None:
+    r, seen = reader(lambda req: httpx.Response(200, json=RUN), monkeypatch, MLFLOW_TRACKING_TOKEN="tok-123")
+    r.get_run("r1")
+    assert seen[0].headers["authorization"] == "Bearer tok-123"
+
+
+def test_username_and_password_are_sent_as_basic_auth(monkeypatch: pytest.MonkeyPatch) -> None:
+    r, seen = reader(lambda req: httpx.Response(200, json=RUN), monkeypatch,
+                     MLFLOW_TRACKING_USERNAME="ci", MLFLOW_TRACKING_PASSWORD="pw")
+    r.get_run("r1")
+    assert seen[0].headers["authorization"] == "Basic " + base64.b64encode(b"ci:pw").decode()
+
+
+def test_missing_run_is_none_and_refusal_names_the_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    body = {"error_code": "RESOURCE_DOES_NOT_EXIST", "message": "Run 'x' not found"}
+    r, _ = reader(lambda req: httpx.Response(404, json=body), monkeypatch)
+    assert r.get_run("x") is None
+    r, _ = reader(lambda req: httpx.Response(401, text="no"), monkeypatch)
+    with pytest.raises(TrackingError, match="MLFLOW_TRACKING_TOKEN or MLFLOW_TRACKING_USERNAME/PASSWORD"):
+        r.get_run("x")
+
+
+def test_newest_run_searches_by_filter_newest_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/experiments/get-by-name"):
+            return httpx.Response(200, json={"experiment": {"experiment_id": "7"}})
+        body = json.loads(request.content)
+        assert body == {"experiment_ids": ["7"], "filter": "tags.subset = 'full'",
+                        "order_by": ["attributes.start_time DESC"], "max_results": 1, "run_view_type": "ACTIVE_ONLY"}
+        return httpx.Response(200, json={"runs": [RUN["run"]]})
+
+    r, _ = reader(handler, monkeypatch)
+    run = r.newest_run("extraction-eval", "tags.subset = 'full'")
+    assert run is not None and run.run_id == "r1"
+
+
+def test_baselines_follow_the_alias_to_the_version_and_its_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if path.endswith("/registered-models/search"):
+            assert request.url.params["filter"] == "name LIKE 'extraction-eval-%'"
+            return httpx.Response(200, json={"registered_models": [
+                {"name": "extraction-eval-openai", "aliases": [{"alias": "baseline", "version": "3"}]},
+                {"name": "extraction-eval-draft", "aliases": []},
+            ]})
+        if path.endswith("/model-versions/get"):
+            assert request.url.params["version"] == "3"
+            return httpx.Response(200, json={"model_version": {"version": "3", "run_id": "r1", "tags": [
+                {"key": "enforcement", "value": "ci"}, {"key": "gated_metrics", "value": '["macro/recall"]'}]}})
+        return httpx.Response(200, json=RUN)
+
+    r, _ = reader(handler, monkeypatch)
+    (baseline,) = r.baselines()
+    assert (baseline.provider, baseline.version, baseline.enforcement) == ("openai", "3", "ci")
+    assert baseline.gated_metrics == ("macro/recall",) and baseline.run is not None
+
+
+def test_unreachable_server_is_a_tracking_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    r, _ = reader(handler, monkeypatch)
+    with pytest.raises(TrackingError, match="is unreachable .*set MLFLOW_TRACKING_URI"):
+        r.get_run("r1")
