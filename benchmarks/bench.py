@@ -47,15 +47,26 @@ def wall(cmd: list[str], env: dict[str, str], cwd: Path, expect: int = 0) -> flo
     return elapsed
 
 
-def median_of(repeat: int, cmd: list[str], env: dict[str, str], cwd: Path, expect: int = 0) -> tuple[float, list[float]]:
+def median_of(
+    repeat: int, cmd: list[str], env: dict[str, str], cwd: Path, expect: int = 0
+) -> tuple[float, list[float]]:
     samples = [wall(cmd, env, cwd, expect) for _ in range(repeat)]
     return statistics.median(samples), samples
 
 
 def bench_eval(repeat: int, work: Path) -> dict[str, object]:
     env = {**os.environ, "MLFLOW_TRACKING_URI": f"sqlite:///{work / 'eval.db'}"}
-    run = [str(BIN / "extraction-eval"), "run", "--mode", "cassette", "--gold", str(GOLD),
-           "--output-dir", str(work / "out"), "--no-progress"]
+    run = [
+        str(BIN / "extraction-eval"),
+        "run",
+        "--mode",
+        "cassette",
+        "--gold",
+        str(GOLD),
+        "--output-dir",
+        str(work / "out"),
+        "--no-progress",
+    ]
     wall(run, env, work)  # creates the store and its tables: not measured
     import_mlflow, import_samples = median_of(repeat, [sys.executable, "-c", "import mlflow"], env, work)
     eval_time, eval_samples = median_of(repeat, run, env, work)
@@ -87,10 +98,20 @@ def populate(db_uri: str, runs: int) -> None:
     experiment_id = experiment.experiment_id if experiment else client.create_experiment("extraction-eval")
     now = int(time.time() * 1000)
     for index in range(runs):
-        run = client.create_run(experiment_id, tags={"run_kind": "eval", "subset": "full", "provider": "openai",
-                                                    "mlflow.source.git.commit": f"{index:040x}"})
-        client.log_batch(run.info.run_id, metrics=[Metric(k, 0.9, now, 0) for k in DEFAULT_GATED_METRICS],
-                         tags=[RunTag("mode", "cassette")])
+        run = client.create_run(
+            experiment_id,
+            tags={
+                "run_kind": "eval",
+                "subset": "full",
+                "provider": "openai",
+                "mlflow.source.git.commit": f"{index:040x}",
+            },
+        )
+        client.log_batch(
+            run.info.run_id,
+            metrics=[Metric(k, 0.9, now, 0) for k in DEFAULT_GATED_METRICS],
+            tags=[RunTag("mode", "cassette")],
+        )
         client.set_terminated(run.info.run_id)
 
 
@@ -100,10 +121,25 @@ def bench_gate(repeat: int, runs: int, work: Path) -> dict[str, object]:
     port = free_port()
     uri = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
-        [str(BIN / "mlflow"), "server", "--backend-store-uri", db_uri, "--default-artifact-root",
-         str(work / "artifacts"), "--host", "127.0.0.1", "--port", str(port), "--workers", "1"],
-        env={**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"}, cwd=work,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [
+            str(BIN / "mlflow"),
+            "server",
+            "--backend-store-uri",
+            db_uri,
+            "--default-artifact-root",
+            str(work / "artifacts"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            "1",
+        ],
+        env={**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"},
+        cwd=work,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         import httpx
@@ -118,11 +154,27 @@ def bench_gate(repeat: int, runs: int, work: Path) -> dict[str, object]:
         cli = str(BIN / "extraction-eval")
         wall([cli, "baseline", "register", "--gold", str(GOLD), "--replace"], env, REPO)
         out = work / "gate-out"
-        wall([cli, "run", "--mode", "cassette", "--gold", str(GOLD), "--output-dir", str(out), "--no-progress"], env, REPO)
-        gate_cli, cli_samples = median_of(repeat, [cli, "gate", "--output-dir", str(out), "--gold", str(GOLD)], env, REPO)
+        wall(
+            [cli, "run", "--mode", "cassette", "--gold", str(GOLD), "--output-dir", str(out), "--no-progress"],
+            env,
+            REPO,
+        )
+        gate_cli, cli_samples = median_of(
+            repeat, [cli, "gate", "--output-dir", str(out), "--gold", str(GOLD)], env, REPO
+        )
         gate_script, script_samples = median_of(
-            repeat, [sys.executable, str(REPO / "scripts" / "regression_gate.py"), "--output-dir", str(out),
-                     "--gold", str(GOLD)], env, REPO)
+            repeat,
+            [
+                sys.executable,
+                str(REPO / "scripts" / "regression_gate.py"),
+                "--output-dir",
+                str(out),
+                "--gold",
+                str(GOLD),
+            ],
+            env,
+            REPO,
+        )
         return {
             "runs_on_server": runs + 3,
             "gate_cli_s": round(gate_cli, 3),
@@ -148,9 +200,21 @@ def bench_provider(repeat: int, work: Path) -> dict[str, object]:
     script.write_text(json.dumps({"default": {"latency_ms": latency * 1000}}))
     port_file = work / "stub.port"
     stub = subprocess.Popen(
-        [sys.executable, "-m", "extraction_eval.stub_provider", "--gold", str(GOLD), "--script", str(script),
-         "--port", "0", "--port-file", str(port_file)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "extraction_eval.stub_provider",
+            "--gold",
+            str(GOLD),
+            "--script",
+            str(script),
+            "--port",
+            "0",
+            "--port-file",
+            str(port_file),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     out: dict[str, object] = {"conversations": len(gold.conversations), "latency_s": latency}
     try:
@@ -162,12 +226,20 @@ def bench_provider(repeat: int, work: Path) -> dict[str, object]:
         for concurrency in (16, 1):
             samples = []
             for _ in range(repeat if concurrency > 1 else 1):
-                provider = ChatCompletionsProvider("openai", "gpt-4o-mini", api_key="sk-bench",
-                                                   base_url=base_url, timeout_s=30)
+                provider = ChatCompletionsProvider(
+                    "openai", "gpt-4o-mini", api_key="sk-bench", base_url=base_url, timeout_s=30
+                )
                 started = time.perf_counter()
-                results = asyncio.run(call_all(provider, gold.conversations, concurrency=concurrency,
-                                               policy=RetryPolicy(), redactor=Redactor([]),
-                                               budget=Budget("gpt-4o-mini", None, None)))
+                results = asyncio.run(
+                    call_all(
+                        provider,
+                        gold.conversations,
+                        concurrency=concurrency,
+                        policy=RetryPolicy(),
+                        redactor=Redactor([]),
+                        budget=Budget("gpt-4o-mini", None, None),
+                    )
+                )
                 samples.append(time.perf_counter() - started)
                 assert all(r.answer is not None for r in results.values())
             measured = statistics.median(samples)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Regenerate docs/cli.md from the CLI's own --help (tests/cli/test_docs.py checks it is current).
 
-    python scripts/gen_cli_docs.py          # rewrite docs/cli.md
-    python scripts/gen_cli_docs.py --check  # exit 1 if docs/cli.md is stale
+python scripts/gen_cli_docs.py          # rewrite docs/cli.md
+python scripts/gen_cli_docs.py --check  # exit 1 if docs/cli.md is stale
 """
 
 from __future__ import annotations

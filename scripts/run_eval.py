@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The seed's `eval/run_eval.py`: the same as `extraction-eval run` (same flags).
 
-    python scripts/run_eval.py --mode cassette
+python scripts/run_eval.py --mode cassette
 """
 
 from __future__ import annotations

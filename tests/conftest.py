@@ -104,12 +104,23 @@ class MlflowServer:
         with open(self.log, "wb") as log:
             self.proc = subprocess.Popen(
                 [
-                    str(mlflow_bin), "server",
-                    "--backend-store-uri", f"sqlite:///{self.root / 'mlflow.db'}",
-                    "--default-artifact-root", str(self.root / "artifacts"),
-                    "--host", "127.0.0.1", "--port", str(self.port), "--workers", "1",
+                    str(mlflow_bin),
+                    "server",
+                    "--backend-store-uri",
+                    f"sqlite:///{self.root / 'mlflow.db'}",
+                    "--default-artifact-root",
+                    str(self.root / "artifacts"),
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                    "--workers",
+                    "1",
                 ],
-                stdout=log, stderr=subprocess.STDOUT, env=env, cwd=self.root,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                cwd=self.root,
                 start_new_session=True,
             )
         deadline = time.monotonic() + timeout

@@ -10,9 +10,7 @@ from ._exceptions import ConfigurationError
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        ["git", *args], cwd=root, capture_output=True, check=False, timeout=30
-    )
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False, timeout=30)
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,7 @@ from ._exceptions import GoldDataError
 
 def canonical_json(obj: Any) -> bytes:
     """The contract's canonical form: sorted keys, no spaces, UTF-8, non-ASCII kept."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
-        "utf-8"
-    )
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 def sha256_hex(data: bytes) -> str:
@@ -102,8 +100,7 @@ def iter_jsonl(path: Path) -> Iterator[JsonlRow]:
             raw = raw[:-1]
         if raw.strip() == b"":
             raise GoldDataError(
-                f"{path}:{index}: empty line. JSONL holds one JSON object per line; "
-                "delete the empty line."
+                f"{path}:{index}: empty line. JSONL holds one JSON object per line; delete the empty line."
             )
         try:
             text = raw.decode("utf-8")

@@ -9,8 +9,7 @@ NOT_PROVEN: tuple[str, ...] = (
     "that synthetic conversations represent customer traffic;",
     "that extraction is safe against prompt injection or poisoned memory content;",
     "that vLLM is benchmarked, GPU capacity exists, or latency fits the queue budget;",
-    "that a passing gate covers embedding quality, retrieval quality, or end-to-end answer "
-    "quality.",
+    "that a passing gate covers embedding quality, retrieval quality, or end-to-end answer quality.",
 )
 
 

@@ -16,8 +16,9 @@ from extraction_eval.vocab import Subset
 def _plan(gold_dir: Path, subset: Subset = Subset.FULL, model: str = "gpt-4o-mini"):  # type: ignore[no-untyped-def]
     gold = load_gold(gold_dir)
     cassettes = [c for _, c in load_cassettes(gold_dir / "openai_cassettes.jsonl")]
-    return plan_replay(gold_dir / "openai_cassettes.jsonl", cassettes, gold.conversations,
-                       gold.subset_conversations(subset), model)
+    return plan_replay(
+        gold_dir / "openai_cassettes.jsonl", cassettes, gold.conversations, gold.subset_conversations(subset), model
+    )
 
 
 def _rewrite(gold_dir: Path, fn) -> None:  # type: ignore[no-untyped-def]
@@ -106,7 +107,13 @@ def test_oracle_cassette_response_is_the_expected_json(tiny_gold: Path) -> None:
     rows = {c.conversation_id: c for _, c in load_cassettes(tiny_gold / "openai_cassettes.jsonl")}
     assert json.loads(rows["t08"].response or "") == {"memories": []}
     assert json.loads(rows["t02"].response or "") == {
-        "memories": [{"content": "User lives in Lisbon.", "categories": ["factual"],
-                      "temporal_kind": "current", "supersedes": "User lives in Porto."}]
+        "memories": [
+            {
+                "content": "User lives in Lisbon.",
+                "categories": ["factual"],
+                "temporal_kind": "current",
+                "supersedes": "User lives in Porto.",
+            }
+        ]
     }
     assert rows["t02"].cassette_kind.value == "oracle_aligned_expected_json"

@@ -6,8 +6,6 @@ import re
 import shlex
 import subprocess
 import sys
-from pathlib import Path
-
 from typing import Any
 
 import pytest
@@ -21,8 +19,9 @@ DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 
 
 def test_cli_reference_is_current() -> None:
-    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "gen_cli_docs.py"), "--check"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gen_cli_docs.py"), "--check"], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr
 
 

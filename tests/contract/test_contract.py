@@ -37,8 +37,19 @@ def test_prompt_hash_is_sha256_of_the_utf8_bytes() -> None:
 
 def test_prompt_defines_what_a_shipped_prompt_must() -> None:
     text = system_prompt()
-    for word in ("factual", "procedural", "preference", "behavioral", "episodic",
-                 "durable", "current", "past", "future", "supersedes", "YYYY-MM-DD"):
+    for word in (
+        "factual",
+        "procedural",
+        "preference",
+        "behavioral",
+        "episodic",
+        "durable",
+        "current",
+        "past",
+        "future",
+        "supersedes",
+        "YYYY-MM-DD",
+    ):
         assert f"`{word}`" in text or word in text, word
     assert "empty list" in text  # nothing worth remembering is a valid answer
 

@@ -21,9 +21,26 @@ def test_mlflow_run_logs_into_the_run_mlflow_made(tiny_gold: Path, server_uri: s
     bin_dir = str(Path(sys.executable).parent)
     env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""), "MLFLOW_TRACKING_URI": server_uri}
     proc = subprocess.run(
-        [str(Path(bin_dir) / "mlflow"), "run", ".", "-P", "mode=cassette", "-P", f"gold={tiny_gold}",
-         "-P", f"output_dir={out}", "--env-manager", "local", "--experiment-name", "extraction-eval"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
+        [
+            str(Path(bin_dir) / "mlflow"),
+            "run",
+            ".",
+            "-P",
+            "mode=cassette",
+            "-P",
+            f"gold={tiny_gold}",
+            "-P",
+            f"output_dir={out}",
+            "--env-manager",
+            "local",
+            "--experiment-name",
+            "extraction-eval",
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     run_json = json.loads((out / "run.json").read_text())

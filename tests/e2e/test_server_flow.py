@@ -47,7 +47,10 @@ def write_baseline(gold: Path, dest: Path, **changes: object) -> Path:
 
 
 def test_eval_seed_gate_and_every_failure(
-    tiny_gold: Path, mlflow_server: MlflowServer, server_uri: str, tmp_path: Path,
+    tiny_gold: Path,
+    mlflow_server: MlflowServer,
+    server_uri: str,
+    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     mlflow_server.reset_registry()
@@ -133,11 +136,21 @@ def test_eval_seed_gate_and_every_failure(
         code, text = cli("gate", "--run-id", good_run, "--output-dir", str(out))
         assert code == 2 and message in text, text
     only_other = write_baseline(
-        tiny_gold, tmp_path / "variant-provider",
-        providers={"anthropic": {
-            "model": "claude", "enforcement": "ci", "cassette_kind": None, "subset": "full",
-            "matcher": None, "gated_metrics": ["macro/recall"], "metrics": None,
-            "last_refreshed": None, "mlflow_run_id": None}},
+        tiny_gold,
+        tmp_path / "variant-provider",
+        providers={
+            "anthropic": {
+                "model": "claude",
+                "enforcement": "ci",
+                "cassette_kind": None,
+                "subset": "full",
+                "matcher": None,
+                "gated_metrics": ["macro/recall"],
+                "metrics": None,
+                "last_refreshed": None,
+                "mlflow_run_id": None,
+            }
+        },
     )
     mlflow_server.reset_registry()
     code, text = cli("baseline", "register", "--gold", str(only_other))

@@ -13,8 +13,21 @@ from extraction_eval.contract import prompt_sha256, schema_sha256
 
 from ..helpers import edit_manifest, mutate_cassettes
 
-TAGS = ["gold_version", "prompt_sha256", "schema_sha256", "cassette_kind", "enforcement", "provider",
-        "model", "mode", "subset", "matcher", "git_dirty", "contract_override", "run_kind"]
+TAGS = [
+    "gold_version",
+    "prompt_sha256",
+    "schema_sha256",
+    "cassette_kind",
+    "enforcement",
+    "provider",
+    "model",
+    "mode",
+    "subset",
+    "matcher",
+    "git_dirty",
+    "contract_override",
+    "run_kind",
+]
 
 
 def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
@@ -24,10 +37,19 @@ def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_pat
     run = client.get_run(result.logged.run_id)
     tags = run.data.tags
     assert {t: tags[t] for t in TAGS} == {
-        "gold_version": "tiny", "prompt_sha256": prompt_sha256(), "schema_sha256": schema_sha256(),
-        "cassette_kind": "oracle_aligned_expected_json", "enforcement": "ci", "provider": "openai",
-        "model": "gpt-4o-mini", "mode": "cassette", "subset": "full", "matcher": "keyed-dice@1",
-        "git_dirty": "unknown", "contract_override": "false", "run_kind": "eval",
+        "gold_version": "tiny",
+        "prompt_sha256": prompt_sha256(),
+        "schema_sha256": schema_sha256(),
+        "cassette_kind": "oracle_aligned_expected_json",
+        "enforcement": "ci",
+        "provider": "openai",
+        "model": "gpt-4o-mini",
+        "mode": "cassette",
+        "subset": "full",
+        "matcher": "keyed-dice@1",
+        "git_dirty": "unknown",
+        "contract_override": "false",
+        "run_kind": "eval",
     }
     assert "oracle-aligned" in tags["mlflow.note.content"] and "not the model" in tags["mlflow.note.content"]
     assert client.get_experiment(run.info.experiment_id).name == "extraction-eval"
@@ -39,7 +61,12 @@ def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_pat
     (dataset_input,) = run.inputs.dataset_inputs
     assert dataset_input.dataset.name == "gold-tiny" and len(dataset_input.dataset.digest) == 16
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
-    assert {"metrics.json", "per_conversation.jsonl", "cassette_manifest.json", "per_conversation_table.json"} <= artifacts
+    assert {
+        "metrics.json",
+        "per_conversation.jsonl",
+        "cassette_manifest.json",
+        "per_conversation_table.json",
+    } <= artifacts
     rows = [json.loads(line) for line in (out / "per_conversation.jsonl").read_text().splitlines()]
     assert [r["conversation_id"] for r in rows] == [f"t0{i}" for i in range(1, 9)]
     run_json = json.loads((out / "run.json").read_text())
@@ -48,7 +75,9 @@ def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_pat
 
 
 @pytest.mark.parametrize("mode", [Mode.SMOKE, Mode.FAST])
-def test_subset_modes_replay_the_manifests_subset(mode: Mode, tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+def test_subset_modes_replay_the_manifests_subset(
+    mode: Mode, tiny_gold: Path, local_store: str, tmp_path: Path
+) -> None:
     manifest = json.loads((tiny_gold / "cassette_manifest.json").read_text())
     result = run_eval(mode, tiny_gold, tmp_path / "out")
     assert result.metrics["counts/conversations"] == len(manifest["subsets"][mode.value])
@@ -96,7 +125,9 @@ def test_bumping_only_the_manifest_hash_is_caught(tiny_gold: Path, local_store: 
         run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
 
 
-def test_gold_file_drift_has_no_override(tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_gold_file_drift_has_no_override(
+    tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("EXTRACTION_EVAL_ALLOW_CONTRACT_DRIFT", "1")
     path = tiny_gold / "expected_memories.jsonl"
     path.write_text(path.read_text().replace("Lisbon", "Braga"))
@@ -105,9 +136,14 @@ def test_gold_file_drift_has_no_override(tiny_gold: Path, local_store: str, tmp_
 
 
 def test_failed_conversations_are_scored_and_the_run_goes_on(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
-    bad = {"t01": {"response": "not json"}, "t03": {"response": None, "refusal": "no", "finish_reason": "stop"},
-           "t05": {"finish_reason": "length"}}
-    mutate_cassettes(tiny_gold, lambda row: {**row, **bad[row["conversation_id"]]} if row["conversation_id"] in bad else None)
+    bad = {
+        "t01": {"response": "not json"},
+        "t03": {"response": None, "refusal": "no", "finish_reason": "stop"},
+        "t05": {"finish_reason": "length"},
+    }
+    mutate_cassettes(
+        tiny_gold, lambda row: {**row, **bad[row["conversation_id"]]} if row["conversation_id"] in bad else None
+    )
     result = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
     assert result.metrics["counts/failed"] == 3 and result.metrics["failures/rate"] == 3 / 8
     assert result.metrics["counts/matched"] == 5
@@ -117,13 +153,17 @@ def test_failed_conversations_are_scored_and_the_run_goes_on(tiny_gold: Path, lo
 
 
 def test_max_failure_rate_marks_the_run_failed(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
-    mutate_cassettes(tiny_gold, lambda row: {**row, "response": "{"} if row["conversation_id"] in {"t01", "t02"} else None)
+    mutate_cassettes(
+        tiny_gold, lambda row: {**row, "response": "{"} if row["conversation_id"] in {"t01", "t02"} else None
+    )
     result = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out", RunOptions(max_failure_rate=0.2))
     assert result.failed
     assert MlflowClient(local_store).get_run(result.logged.run_id).info.status == "FAILED"
 
 
-def test_uses_the_run_mlflow_run_created(tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_uses_the_run_mlflow_run_created(
+    tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     client = MlflowClient(local_store)
     experiment_id = client.create_experiment("chosen-by-mlflow-run")
     created = client.create_run(experiment_id)
@@ -134,7 +174,9 @@ def test_uses_the_run_mlflow_run_created(tiny_gold: Path, local_store: str, tmp_
     assert any("chosen by `mlflow run`" in n for n in result.notes)
 
 
-def test_unset_tracking_uri_means_sqlite_in_the_project_folder(tiny_gold: Path, isolated_env: Path, tmp_path: Path) -> None:
+def test_unset_tracking_uri_means_sqlite_in_the_project_folder(
+    tiny_gold: Path, isolated_env: Path, tmp_path: Path
+) -> None:
     (isolated_env / "MLproject").write_text("name: x\n")
     sub = isolated_env / "sub"
     sub.mkdir()
@@ -146,7 +188,9 @@ def test_unset_tracking_uri_means_sqlite_in_the_project_folder(tiny_gold: Path, 
     assert (isolated_env / "mlflow.db").is_file()
 
 
-def test_provider_that_contradicts_the_mode_is_an_error(tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_provider_that_contradicts_the_mode_is_an_error(
+    tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("IBEX_WORKER_EXTRACTION_PROVIDER", "vllm")
     with pytest.raises(ConfigurationError, match="replays cassettes recorded from 'openai'"):
         run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")

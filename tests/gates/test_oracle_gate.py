@@ -77,7 +77,9 @@ def test_changed_contract_with_oracle_cassettes_fails_without_the_token(repo: Pa
     assert "the contract changed in this pull request: prompt" in text and "Re-record them live" in text
 
 
-def test_the_token_on_its_own_line_lets_it_pass(repo: Path, changed_prompt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_token_on_its_own_line_lets_it_pass(
+    repo: Path, changed_prompt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     code, text = gate(body=f"Reword the prompt.\r\n\r\n{TOKEN}\r\n", monkeypatch=monkeypatch)
     assert code == 0 and "reviewer-visible exception" in text
     body_file = repo.parent / "body.md"
@@ -89,7 +91,14 @@ def test_the_token_on_its_own_line_lets_it_pass(repo: Path, changed_prompt: str,
 
 @pytest.mark.parametrize(
     "body",
-    [f" {TOKEN}", f"{TOKEN} ", f"please set {TOKEN}", "EXTRACTION_EVAL_ORACLE_OK=0", "`EXTRACTION_EVAL_ORACLE_OK=1`", ""],
+    [
+        f" {TOKEN}",
+        f"{TOKEN} ",
+        f"please set {TOKEN}",
+        "EXTRACTION_EVAL_ORACLE_OK=0",
+        "`EXTRACTION_EVAL_ORACLE_OK=1`",
+        "",
+    ],
 )
 def test_only_an_exact_line_counts(repo: Path, changed_prompt: str, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
     code, _ = gate(body=body, monkeypatch=monkeypatch)

@@ -16,19 +16,39 @@ IDENTITY = {"gold_version": "v1", "subset": "full", "matcher": "keyed-dice@1"}
 
 def run(metrics: dict[str, float] | None = None, status: str = "FINISHED", **tags: str) -> RunRecord:
     base_tags = {
-        "run_kind": "eval", "provider": "openai", "mode": "cassette",
-        "cassette_kind": "oracle_aligned_expected_json", "contract_override": "false", **IDENTITY,
+        "run_kind": "eval",
+        "provider": "openai",
+        "mode": "cassette",
+        "cassette_kind": "oracle_aligned_expected_json",
+        "contract_override": "false",
+        **IDENTITY,
     }
-    return RunRecord("r1", "1", status, 0, {**base_tags, **tags},
-                     metrics if metrics is not None else {k: 1.0 for k in DEFAULT_GATED_METRICS})
+    return RunRecord(
+        "r1",
+        "1",
+        status,
+        0,
+        {**base_tags, **tags},
+        metrics if metrics is not None else {k: 1.0 for k in DEFAULT_GATED_METRICS},
+    )
 
 
-def baseline(provider: str = "openai", enforcement: str = "ci", metrics: dict[str, float] | None = None,
-             gated: tuple[str, ...] = DEFAULT_GATED_METRICS, **tags: str) -> BaselineRecord:
+def baseline(
+    provider: str = "openai",
+    enforcement: str = "ci",
+    metrics: dict[str, float] | None = None,
+    gated: tuple[str, ...] = DEFAULT_GATED_METRICS,
+    **tags: str,
+) -> BaselineRecord:
     version_tags = {"enforcement": enforcement, "gated_metrics": json.dumps(list(gated)), **IDENTITY, **tags}
-    return BaselineRecord(provider, f"extraction-eval-{provider}", "1", "b1", version_tags,
-                          RunRecord("b1", "2", "FINISHED", 0, {},
-                                    metrics if metrics is not None else {k: 1.0 for k in gated}))
+    return BaselineRecord(
+        provider,
+        f"extraction-eval-{provider}",
+        "1",
+        "b1",
+        version_tags,
+        RunRecord("b1", "2", "FINISHED", 0, {}, metrics if metrics is not None else {k: 1.0 for k in gated}),
+    )
 
 
 def test_equal_metrics_pass() -> None:
@@ -50,10 +70,18 @@ def test_exactly_three_points_passes_and_a_hair_more_fails() -> None:
 
 def test_lower_is_better_metrics_fail_when_they_rise() -> None:
     gated = ("macro/recall", "negatives/false_positive_rate", "failures/rate")
-    base = baseline(gated=gated, metrics={"macro/recall": 0.8, "negatives/false_positive_rate": 0.1, "failures/rate": 0.0})
-    rows = compare(gated, dict(base.run.metrics), {"macro/recall": 0.9, "negatives/false_positive_rate": 0.14, "failures/rate": 0.02})  # type: ignore[union-attr]
+    base = baseline(
+        gated=gated, metrics={"macro/recall": 0.8, "negatives/false_positive_rate": 0.1, "failures/rate": 0.0}
+    )
+    rows = compare(
+        gated,
+        dict(base.run.metrics),
+        {"macro/recall": 0.9, "negatives/false_positive_rate": 0.14, "failures/rate": 0.02},
+    )  # type: ignore[union-attr]
     assert [(r.key, r.status) for r in rows] == [
-        ("macro/recall", "pass"), ("negatives/false_positive_rate", "FAIL"), ("failures/rate", "pass"),
+        ("macro/recall", "pass"),
+        ("negatives/false_positive_rate", "FAIL"),
+        ("failures/rate", "pass"),
     ]
     # a drop of a lower-is-better metric is an improvement, never a failure
     assert compare(("failures/rate",), {"failures/rate": 0.5}, {"failures/rate": 0.0})[0].status == "pass"
@@ -65,8 +93,16 @@ def test_lower_is_better_metrics_fail_when_they_rise() -> None:
         (run(), [baseline(enforcement="manual")], "no provider with enforcement 'ci'"),
         (run(), [], "no provider with enforcement 'ci'"),
         (run(provider="anthropic"), [baseline()], "which has no registered baseline"),
-        (run(metrics={k: 1.0 for k in DEFAULT_GATED_METRICS if k != "temporal_accuracy"}), [baseline()], "missing or NaN"),
-        (run(metrics={**{k: 1.0 for k in DEFAULT_GATED_METRICS}, "macro/recall": math.nan}), [baseline()], "missing or NaN"),
+        (
+            run(metrics={k: 1.0 for k in DEFAULT_GATED_METRICS if k != "temporal_accuracy"}),
+            [baseline()],
+            "missing or NaN",
+        ),
+        (
+            run(metrics={**{k: 1.0 for k in DEFAULT_GATED_METRICS}, "macro/recall": math.nan}),
+            [baseline()],
+            "missing or NaN",
+        ),
         (run(), [baseline(metrics={})], "missing or NaN"),
         (run(gold_version="v2"), [baseline()], "gold version 'v2' but the baseline has 'v1'"),
         (run(matcher="embedding@3"), [baseline()], "matcher 'embedding@3' but the baseline has 'keyed-dice@1'"),
@@ -80,15 +116,18 @@ def test_lower_is_better_metrics_fail_when_they_rise() -> None:
         (run(), [baseline(gated=())], "lists no gated metrics"),
     ],
 )
-def test_every_fail_closed_case_has_its_own_message(the_run: RunRecord, baselines: list[BaselineRecord], message: str) -> None:
+def test_every_fail_closed_case_has_its_own_message(
+    the_run: RunRecord, baselines: list[BaselineRecord], message: str
+) -> None:
     result = judge(the_run, baselines)
     assert result.verdict is Verdict.CANNOT_EVALUATE and result.exit_code == 2
     assert message in result.reasons[0]
 
 
 def test_manual_provider_is_reported_and_never_fails() -> None:
-    vllm_run = run(provider="vllm", mode="vllm", cassette_kind="live_call",
-                   metrics={k: 0.2 for k in DEFAULT_GATED_METRICS})
+    vllm_run = run(
+        provider="vllm", mode="vllm", cassette_kind="live_call", metrics={k: 0.2 for k in DEFAULT_GATED_METRICS}
+    )
     result = judge(vllm_run, [baseline(), baseline("vllm", "manual")])
     assert result.verdict is Verdict.REPORT_ONLY and result.exit_code == 0
     assert all(r.status == "FAIL" for r in result.rows)  # the table still shows the drop

@@ -50,8 +50,9 @@ def test_canonical_style_and_supersession_rules(gold) -> None:  # type: ignore[n
             assert memory.supersedes.startswith(("User ", "User's ")), memory.memory_id
             # the stale fact is never also expected, and it is a different fact from the new one
             siblings = gold.by_conversation[memory.conversation_id]
-            assert not any(DEFAULT_MATCHER.similarity(s.content, memory.supersedes) >= DEFAULT_MATCHER.threshold
-                           for s in siblings), memory.memory_id
+            assert not any(
+                DEFAULT_MATCHER.similarity(s.content, memory.supersedes) >= DEFAULT_MATCHER.threshold for s in siblings
+            ), memory.memory_id
 
 
 def test_frozen_inputs_match_the_pinned_table() -> None:
@@ -75,7 +76,10 @@ def test_baseline_file(gold) -> None:  # type: ignore[no-untyped-def]
     baseline = load_baseline_file(V1 / "baseline_results.json")
     openai, vllm = baseline.providers["openai"], baseline.providers["vllm"]
     assert (openai.model, openai.enforcement.value, openai.cassette_kind.value) == (
-        "gpt-4o-mini", "ci", "oracle_aligned_expected_json")
+        "gpt-4o-mini",
+        "ci",
+        "oracle_aligned_expected_json",
+    )
     assert openai.metrics == {k: 1.0 for k in openai.gated_metrics} and openai.last_refreshed
     assert openai.matcher == "keyed-dice@1" and openai.mlflow_run_id
     assert (vllm.model, vllm.enforcement.value) == ("Qwen/Qwen2.5-14B-Instruct", "manual")
@@ -104,3 +108,29 @@ def test_an_edit_to_v1_fails_even_with_a_regenerated_manifest(tmp_path) -> None:
     assert runner.invoke(app, ["cassettes", "oracle", "--gold", str(copy)]).exit_code == 0
     result = runner.invoke(app, ["gold", "validate", "--gold", str(copy)])
     assert result.exit_code == 2 and "is pinned to" in result.output
+
+
+def test_a_v2_folder_adds_cases_without_touching_v1(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    v2 = tmp_path / "v2"
+    v2.mkdir()
+    for name in ("conversations.jsonl", "expected_memories.jsonl"):
+        shutil.copy(V1 / name, v2 / name)
+    extra = {
+        "conversation_id": "c126",
+        "session_date": "2026-11-02",
+        "turns": [
+            {"role": "user", "content": "i switched to decaf last week, sleeping way better"},
+            {"role": "assistant", "content": "Nice, that often helps."},
+        ],
+    }
+    with (v2 / "conversations.jsonl").open("a") as handle:
+        handle.write(json.dumps(extra) + "\n")
+    runner = CliRunner()
+    assert runner.invoke(app, ["cassettes", "oracle", "--gold", str(v2)]).exit_code == 0
+    result = runner.invoke(app, ["gold", "validate", "--gold", str(v2)])
+    assert result.exit_code == 0, result.output
+    assert "gold 'v2'" in result.output and "not pinned (no baseline yet)" in result.output
+    assert json.loads((v2 / "cassette_manifest.json").read_text())["gold_version"] == "v2"
+    assert sha256_file(V1 / "conversations.jsonl") == PINNED_GOLD["v1"]["conversations.jsonl"]

@@ -55,7 +55,9 @@ def test_invalid_utf8_names_the_line(gold: Path) -> None:
     raw = path.read_bytes().split(b"\n")
     raw[3] = raw[3].replace(b"breakfast", b"breakf\xffst")
     path.write_bytes(b"\n".join(raw))
-    with pytest.raises(GoldDataError, match=r"conversations\.jsonl:4: invalid UTF-8 at byte \d+.*Save the file as UTF-8"):
+    with pytest.raises(
+        GoldDataError, match=r"conversations\.jsonl:4: invalid UTF-8 at byte \d+.*Save the file as UTF-8"
+    ):
         load_gold(gold, require_manifest=False)
 
 
@@ -80,7 +82,9 @@ def test_unknown_temporal_kind_lists_the_choices(gold: Path) -> None:
     row["temporal_kind"] = "forever"
     lines[0] = json.dumps(row)
     _write(path, lines)
-    with pytest.raises(GoldDataError, match=r":1: field 'temporal_kind'.*'forever'.*'durable', 'current', 'past', 'future'"):
+    with pytest.raises(
+        GoldDataError, match=r":1: field 'temporal_kind'.*'forever'.*'durable', 'current', 'past', 'future'"
+    ):
         load_gold(gold, require_manifest=False)
 
 
@@ -102,7 +106,9 @@ def test_memory_pointing_at_no_conversation(gold: Path) -> None:
     row["conversation_id"] = "t99"
     lines[1] = json.dumps(row)
     _write(path, lines)
-    with pytest.raises(GoldDataError, match=r"expected_memories\.jsonl:2: field 'conversation_id': 't99' is not a conversation"):
+    with pytest.raises(
+        GoldDataError, match=r"expected_memories\.jsonl:2: field 'conversation_id': 't99' is not a conversation"
+    ):
         load_gold(gold, require_manifest=False)
 
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from extraction_eval.gold import check_gold, load_cassettes, load_gold
-from extraction_eval.gold import _pinned
+from extraction_eval.gold import _pinned, check_gold, load_cassettes, load_gold
 from extraction_eval.gold._subsets import SMOKE_REQUIREMENTS, choose_subsets, smoke_coverage
 
 
@@ -35,8 +34,12 @@ def test_fresh_oracle_manifest_is_consistent(tiny_gold: Path) -> None:
     assert problems(tiny_gold) == []
     manifest = json.loads((tiny_gold / "cassette_manifest.json").read_text())
     assert manifest["counts"] == {
-        "conversations": 8, "expected_memories": 8, "cassettes": 8,
-        "multi_label": 1, "supersession": 1, "negative_conversations": 1,
+        "conversations": 8,
+        "expected_memories": 8,
+        "cassettes": 8,
+        "multi_label": 1,
+        "supersession": 1,
+        "negative_conversations": 1,
     }
     assert manifest["gold_version"] == "tiny"
 
@@ -73,8 +76,8 @@ def test_file_sha_mismatch_is_drift_with_both_hashes(tiny_gold: Path) -> None:
 def test_pinned_table_catches_an_edit_even_after_the_manifest_is_regenerated(
     tiny_gold: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from extraction_eval.cassettes import write_oracle_cassettes
     from extraction_eval._jsonio import sha256_file
+    from extraction_eval.cassettes import write_oracle_cassettes
 
     pins = {name: sha256_file(tiny_gold / name) for name in _pinned.FROZEN_FILES}
     monkeypatch.setattr(_pinned, "PINNED_GOLD", {"tiny": pins})

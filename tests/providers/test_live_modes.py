@@ -82,8 +82,12 @@ def test_record_writes_live_cassettes_and_refreshes_the_manifest(
     ],
 )
 def test_record_refuses_and_says_which_setting_is_missing(
-    tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-    env: dict[str, str], missing: str,
+    tiny_gold: Path,
+    local_store: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    env: dict[str, str],
+    missing: str,
 ) -> None:
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -100,7 +104,9 @@ def test_record_rerun_records_only_what_is_missing(
     tiny_gold: Path, openai_env: StubProviderServer, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     record_env(monkeypatch)
-    openai_env.script = StubScript.coerce({"conversations": {"t03": {"fail_first": [500, 500, 500]}, "t06": {"fail_first": ["drop", "drop", "drop"]}}})
+    openai_env.script = StubScript.coerce(
+        {"conversations": {"t03": {"fail_first": [500, 500, 500]}, "t06": {"fail_first": ["drop", "drop", "drop"]}}}
+    )
     manifest_before = (tiny_gold / "cassette_manifest.json").read_bytes()
     first = run_eval(Mode.RECORD, tiny_gold, tmp_path / "out", RunOptions(max_retries=1, concurrency=2))
     assert first.metrics["counts/failed"] == 2
@@ -110,13 +116,19 @@ def test_record_rerun_records_only_what_is_missing(
     assert (tiny_gold / "cassette_manifest.json").read_bytes() == manifest_before  # left as it was
     rows = cassettes(tiny_gold)
     assert rows["t03"].cassette_kind.value == "oracle_aligned_expected_json"  # not a cassette yet
-    lines_before = {json.loads(line)["conversation_id"]: line for line in (tiny_gold / "openai_cassettes.jsonl").read_text().splitlines()}
+    lines_before = {
+        json.loads(line)["conversation_id"]: line
+        for line in (tiny_gold / "openai_cassettes.jsonl").read_text().splitlines()
+    }
 
     openai_env.reset()
     openai_env.script = StubScript.coerce({})  # the provider is healthy again
     second = run_eval(Mode.RECORD, tiny_gold, tmp_path / "out2", RunOptions(max_retries=1))
     assert sorted({r.conversation_id for r in openai_env.requests}) == ["t03", "t06"]
-    lines_after = {json.loads(line)["conversation_id"]: line for line in (tiny_gold / "openai_cassettes.jsonl").read_text().splitlines()}
+    lines_after = {
+        json.loads(line)["conversation_id"]: line
+        for line in (tiny_gold / "openai_cassettes.jsonl").read_text().splitlines()
+    }
     for cid in lines_before:
         if cid not in ("t03", "t06"):
             assert lines_after[cid] == lines_before[cid]  # finished entries byte-identical
@@ -128,10 +140,22 @@ def test_typed_failures_are_recorded_and_replay_the_same_way(
     tiny_gold: Path, openai_env: StubProviderServer, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     record_env(monkeypatch)
-    answers = {"t01": "invalid_json", "t02": "schema_invalid", "t03": "refusal", "t04": "length", "t05": "content_filter"}
+    answers = {
+        "t01": "invalid_json",
+        "t02": "schema_invalid",
+        "t03": "refusal",
+        "t04": "length",
+        "t05": "content_filter",
+    }
     openai_env.script = StubScript.coerce({"conversations": {cid: {"answer": a} for cid, a in answers.items()}})
     recorded = run_eval(Mode.RECORD, tiny_gold, tmp_path / "out")
-    expected = {"t01": "invalid_json", "t02": "schema_invalid", "t03": "refusal", "t04": "length", "t05": "content_filter"}
+    expected = {
+        "t01": "invalid_json",
+        "t02": "schema_invalid",
+        "t03": "refusal",
+        "t04": "length",
+        "t05": "content_filter",
+    }
     got = {c.conversation_id: c.failure.reason.value for c in recorded.report.conversations if c.failure}
     assert got == expected
     rows = cassettes(tiny_gold)
@@ -145,15 +169,17 @@ def test_typed_failures_are_recorded_and_replay_the_same_way(
 def test_retries_honour_retry_after_and_recover(
     tiny_gold: Path, openai_env: StubProviderServer, local_store: str, tmp_path: Path
 ) -> None:
-    openai_env.script = StubScript.coerce({
-        "default": {},
-        "conversations": {
-            "t01": {"fail_first": [429], "retry_after_s": 0.3},
-            "t02": {"fail_first": [500, 503]},
-            "t03": {"fail_first": ["hang"], "hang_s": 5},
-            "t04": {"fail_first": ["drop"]},
-        },
-    })
+    openai_env.script = StubScript.coerce(
+        {
+            "default": {},
+            "conversations": {
+                "t01": {"fail_first": [429], "retry_after_s": 0.3},
+                "t02": {"fail_first": [500, 503]},
+                "t03": {"fail_first": ["hang"], "hang_s": 5},
+                "t04": {"fail_first": ["drop"]},
+            },
+        }
+    )
     result = run_eval(Mode.LIVE, tiny_gold, tmp_path / "out", RunOptions(timeout_s=1.0, max_retries=3))
     assert result.metrics["counts/failed"] == 0 and result.metrics["macro/recall"] == 1.0
     assert [openai_env.attempts(c) for c in ("t01", "t02", "t03", "t04", "t05")] == [2, 3, 2, 2, 1]
@@ -165,13 +191,24 @@ def test_retries_honour_retry_after_and_recover(
 def test_live_run_scores_a_known_answer_set_and_leaves_cassettes_alone(
     tiny_gold: Path, openai_env: StubProviderServer, local_store: str, tmp_path: Path
 ) -> None:
-    gold_answers = {json.loads(line)["conversation_id"]: [] for line in (tiny_gold / "conversations.jsonl").read_text().splitlines()}
+    gold_answers = {
+        json.loads(line)["conversation_id"]: [] for line in (tiny_gold / "conversations.jsonl").read_text().splitlines()
+    }
     for line in (tiny_gold / "expected_memories.jsonl").read_text().splitlines():
         row = json.loads(line)
-        gold_answers[row["conversation_id"]].append({k: row[k] for k in ("content", "categories", "temporal_kind", "supersedes")})
+        gold_answers[row["conversation_id"]].append(
+            {k: row[k] for k in ("content", "categories", "temporal_kind", "supersedes")}
+        )
     gold_answers["t02"][0]["supersedes"] = None  # supersession missed
     gold_answers["t03"][0]["categories"] = ["behavioral"]  # wrong category
-    gold_answers["t08"] = [{"content": "User asked about Mount Elbrus.", "categories": ["factual"], "temporal_kind": "durable", "supersedes": None}]
+    gold_answers["t08"] = [
+        {
+            "content": "User asked about Mount Elbrus.",
+            "categories": ["factual"],
+            "temporal_kind": "durable",
+            "supersedes": None,
+        }
+    ]
     openai_env.answers = gold_answers
     before = (tiny_gold / "openai_cassettes.jsonl").read_bytes()
     result = run_eval(Mode.LIVE, tiny_gold, tmp_path / "out")
@@ -201,7 +238,10 @@ def test_vllm_mode_is_manual_in_its_own_experiment(
     assert client.get_experiment(run.info.experiment_id).name == "extraction-eval-vllm"
     tags = run.data.tags
     assert (tags["provider"], tags["model"], tags["enforcement"], tags["cassette_kind"]) == (
-        "vllm", "Qwen/Qwen2.5-14B-Instruct", "manual", "live_call",
+        "vllm",
+        "Qwen/Qwen2.5-14B-Instruct",
+        "manual",
+        "live_call",
     )
     assert stub.requests[0].body["model"] == "Qwen/Qwen2.5-14B-Instruct"
     assert stub.requests[0].headers["authorization"] == "Bearer EMPTY"
@@ -213,7 +253,9 @@ def test_vllm_needs_its_base_url_and_rejects_a_contradicting_provider(
     with pytest.raises(ConfigurationError, match="IBEX_WORKER_EXTRACTION_BASE_URL=http://127.0.0.1:8000/v1"):
         run_eval(Mode.VLLM, tiny_gold, tmp_path / "out")
     monkeypatch.setenv("IBEX_WORKER_EXTRACTION_PROVIDER", "openai")
-    with pytest.raises(ConfigurationError, match="--mode vllm runs provider 'vllm' but IBEX_WORKER_EXTRACTION_PROVIDER='openai'"):
+    with pytest.raises(
+        ConfigurationError, match="--mode vllm runs provider 'vllm' but IBEX_WORKER_EXTRACTION_PROVIDER='openai'"
+    ):
         run_eval(Mode.VLLM, tiny_gold, tmp_path / "out")
     monkeypatch.setenv("IBEX_WORKER_EXTRACTION_PROVIDER", "vllm")
     monkeypatch.setenv("EXTRACTION_EVAL_MODE", "record")
@@ -248,9 +290,24 @@ def test_budget_stops_new_requests_and_keeps_what_was_done(
 def test_max_failure_rate_fails_the_run_through_the_cli(
     tiny_gold: Path, openai_env: StubProviderServer, local_store: str, tmp_path: Path
 ) -> None:
-    openai_env.script = StubScript.coerce({"conversations": {c: {"answer": "invalid_json"} for c in ("t01", "t02", "t03")}})
-    result = CliRunner().invoke(app, ["run", "--mode", "live", "--gold", str(tiny_gold), "--output-dir",
-                                      str(tmp_path / "out"), "--max-failure-rate", "0.25", "--no-progress"])
+    openai_env.script = StubScript.coerce(
+        {"conversations": {c: {"answer": "invalid_json"} for c in ("t01", "t02", "t03")}}
+    )
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--mode",
+            "live",
+            "--gold",
+            str(tiny_gold),
+            "--output-dir",
+            str(tmp_path / "out"),
+            "--max-failure-rate",
+            "0.25",
+            "--no-progress",
+        ],
+    )
     assert result.exit_code == 1, result.output
     assert "failure rate 0.375 is above --max-failure-rate 0.25" in result.output
     run_id = json.loads((tmp_path / "out" / "run.json").read_text())["run_id"]
@@ -258,7 +315,11 @@ def test_max_failure_rate_fails_the_run_through_the_cli(
 
 
 def test_progress_prints_plain_lines_off_a_terminal(
-    tiny_gold: Path, openai_env: StubProviderServer, local_store: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tiny_gold: Path,
+    openai_env: StubProviderServer,
+    local_store: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     run_eval(Mode.LIVE, tiny_gold, tmp_path / "out", RunOptions(concurrency=1))
     err = capsys.readouterr().err
@@ -286,8 +347,9 @@ def test_live_run_prints_a_comparison_with_the_baseline_and_writes_the_summary(
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     openai_env.answers = {"t01": []}  # only t01 answered (with nothing); every other conversation too
-    result = CliRunner().invoke(app, ["run", "--mode", "live", "--gold", str(tiny_gold), "--output-dir",
-                                      str(tmp_path / "out"), "--no-progress"])
+    result = CliRunner().invoke(
+        app, ["run", "--mode", "live", "--gold", str(tiny_gold), "--output-dir", str(tmp_path / "out"), "--no-progress"]
+    )
     assert result.exit_code == 0, result.output
     assert "## extraction-eval live run comparison: REPORT ONLY (never fails the build)" in result.output
     assert "| recall/factual | 1.0000 | 0.0000 | -1.0000 | FAIL |" in result.output
@@ -302,7 +364,9 @@ def test_refresh_publishes_a_vllm_run_and_keeps_enforcement_manual(
     runner = CliRunner()
     assert runner.invoke(app, ["baseline", "register", "--gold", str(tiny_gold)]).exit_code == 0
     result = run_eval(Mode.VLLM, tiny_gold, tmp_path / "out")
-    refreshed = runner.invoke(app, ["baseline", "refresh", "vllm", "--run-id", result.logged.run_id, "--gold", str(tiny_gold)])
+    refreshed = runner.invoke(
+        app, ["baseline", "refresh", "vllm", "--run-id", result.logged.run_id, "--gold", str(tiny_gold)]
+    )
     assert refreshed.exit_code == 0, refreshed.output
     block = json.loads((tiny_gold / "baseline_results.json").read_text())["providers"]["vllm"]
     assert block["enforcement"] == "manual" and block["cassette_kind"] == "live_call"
@@ -313,6 +377,8 @@ def test_refresh_publishes_a_vllm_run_and_keeps_enforcement_manual(
     assert gate.exit_code == 0 and "REPORT ONLY" in gate.output
     # refresh is for manual providers only; the openai block is never touched by it
     openai_run = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out2")
-    bad = runner.invoke(app, ["baseline", "refresh", "openai", "--run-id", openai_run.logged.run_id, "--gold", str(tiny_gold)])
+    bad = runner.invoke(
+        app, ["baseline", "refresh", "openai", "--run-id", openai_run.logged.run_id, "--gold", str(tiny_gold)]
+    )
     assert bad.exit_code == 2 and "publishes manual providers only" in bad.output
     assert json.loads((tiny_gold / "baseline_results.json").read_text())["providers"]["openai"]["enforcement"] == "ci"

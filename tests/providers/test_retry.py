@@ -18,7 +18,9 @@ REQUEST = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
 
 def status_error(status: int, headers: dict[str, str] | None = None, message: str = "boom") -> openai.APIStatusError:
     response = httpx.Response(status, headers=headers or {}, request=REQUEST)
-    cls = {429: openai.RateLimitError, 500: openai.InternalServerError, 401: openai.AuthenticationError}.get(status, openai.APIStatusError)
+    cls = {429: openai.RateLimitError, 500: openai.InternalServerError, 401: openai.AuthenticationError}.get(
+        status, openai.APIStatusError
+    )
     return cls(message, response=response, body=None)
 
 
@@ -39,7 +41,9 @@ def run(errors: list[Exception], policy: RetryPolicy = RetryPolicy(max_retries=3
 
 
 def test_retry_after_is_honoured_exactly() -> None:
-    result, retries, slept = run([status_error(429, {"retry-after": "2.5"}), status_error(429, {"retry-after-ms": "40"})])
+    result, retries, slept = run(
+        [status_error(429, {"retry-after": "2.5"}), status_error(429, {"retry-after-ms": "40"})]
+    )
     assert (result, retries, slept) == ("ok", 2, [2.5, 0.04])
 
 

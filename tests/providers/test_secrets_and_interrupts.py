@@ -25,7 +25,10 @@ def _scan(root: Path, needle: bytes) -> list[Path]:
 
 
 def test_canary_key_echoed_by_the_provider_never_lands_anywhere(
-    tiny_gold: Path, isolated_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tiny_gold: Path,
+    isolated_env: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
     store = f"sqlite:///{isolated_env / 'mlflow.db'}"

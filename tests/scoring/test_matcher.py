@@ -70,7 +70,12 @@ def test_paraphrases_match(a: str, b: str, low: float) -> None:
 
 def test_fact_keys_read_dates_numbers_days_and_names() -> None:
     assert fact_keys("User flies to Tokyo on 2026-05-08 at 7:45 with 2 kids on Friday.") == {
-        "name:tokyo", "date:2026-05-08", "num:7", "num:45", "num:2", "day:friday",
+        "name:tokyo",
+        "date:2026-05-08",
+        "num:7",
+        "num:45",
+        "num:2",
+        "day:friday",
     }
     assert fact_keys("User's birthday is 8 May.") == {"date:-----05-08"}
     assert fact_keys("User may move soon.") == frozenset()  # lower-case 'may' is not a month

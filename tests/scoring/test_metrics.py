@@ -140,9 +140,7 @@ def test_accuracy_over_zero_cases_is_not_logged_but_its_count_is() -> None:
 
 
 def test_zero_denominators_nothing_expected_nothing_predicted_is_perfect() -> None:
-    m = aggregate(
-        list(score([Case("N", (), Outcome(()))], DEFAULT_MATCHER).conversations)
-    )
+    m = aggregate(list(score([Case("N", (), Outcome(()))], DEFAULT_MATCHER).conversations))
     for category in Category:
         assert m[f"precision/{category.value}"] == 1.0
         assert m[f"recall/{category.value}"] == 1.0

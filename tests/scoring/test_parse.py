@@ -8,7 +8,16 @@ from extraction_eval.scoring import FailureReason, parse_response
 from extraction_eval.vocab import Category, TemporalKind
 
 GOOD = json.dumps(
-    {"memories": [{"content": "User is vegan.", "categories": ["factual", "behavioral"], "temporal_kind": "durable", "supersedes": None}]}
+    {
+        "memories": [
+            {
+                "content": "User is vegan.",
+                "categories": ["factual", "behavioral"],
+                "temporal_kind": "durable",
+                "supersedes": None,
+            }
+        ]
+    }
 )
 
 

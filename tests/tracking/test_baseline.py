@@ -51,14 +51,21 @@ def test_register_from_rev_reads_the_base_file_not_the_working_tree(
 
     # the gate judges against the registered bar and shows the lowered file for review
     out = tmp_path / "out"
-    assert runner.invoke(app, ["run", "--mode", "cassette", "--gold", "gold/tiny", "--output-dir", str(out)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["run", "--mode", "cassette", "--gold", "gold/tiny", "--output-dir", str(out)]).exit_code
+        == 0
+    )
     gate = runner.invoke(app, ["gate", "--output-dir", str(out), "--gold", "gold/tiny"])
     assert gate.exit_code == 0
-    assert "**Review:** gold/tiny/baseline_results.json in this tree differs from the registered baseline" in gate.output
+    assert (
+        "**Review:** gold/tiny/baseline_results.json in this tree differs from the registered baseline" in gate.output
+    )
     assert "`macro/recall` 1.0000 -> 0.5000" in gate.output
 
 
-def test_register_from_an_unknown_revision_names_the_fix(tmp_path: Path, local_store: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_register_from_an_unknown_revision_names_the_fix(
+    tmp_path: Path, local_store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q")
@@ -70,7 +77,9 @@ def test_register_from_an_unknown_revision_names_the_fix(tmp_path: Path, local_s
 
 def test_promote_refuses_what_cannot_be_a_baseline(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
     runner = CliRunner()
-    smoke = runner.invoke(app, ["run", "--mode", "smoke", "--gold", str(tiny_gold), "--output-dir", str(tmp_path / "o")])
+    smoke = runner.invoke(
+        app, ["run", "--mode", "smoke", "--gold", str(tiny_gold), "--output-dir", str(tmp_path / "o")]
+    )
     assert smoke.exit_code == 0
     run_id = json.loads((tmp_path / "o" / "run.json").read_text())["run_id"]
     result = runner.invoke(app, ["baseline", "promote", "--run-id", run_id, "--gold", str(tiny_gold)])
@@ -84,7 +93,9 @@ def test_promote_moves_the_alias_and_rewrites_the_file(tiny_gold: Path, local_st
     run_id = json.loads((tmp_path / "o" / "run.json").read_text())["run_id"]
     result = runner.invoke(app, ["baseline", "promote", "--run-id", run_id, "--gold", str(tiny_gold)])
     assert result.exit_code == 0, result.output
-    version = MlflowClient(local_store, registry_uri=local_store).get_model_version_by_alias("extraction-eval-openai", "baseline")
+    version = MlflowClient(local_store, registry_uri=local_store).get_model_version_by_alias(
+        "extraction-eval-openai", "baseline"
+    )
     assert version.run_id == run_id and str(version.version) == "2"
     block = json.loads((tiny_gold / "baseline_results.json").read_text())["providers"]["openai"]
     assert block["mlflow_run_id"] == run_id and block["cassette_kind"] == "oracle_aligned_expected_json"

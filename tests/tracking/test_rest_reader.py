@@ -11,9 +11,12 @@ import pytest
 from extraction_eval import TrackingError
 from extraction_eval.tracking._rest import RestReader
 
-RUN = {"run": {"info": {"run_id": "r1", "experiment_id": "3", "status": "FINISHED", "start_time": 5},
-               "data": {"metrics": [{"key": "macro/recall", "value": 0.5}],
-                        "tags": [{"key": "provider", "value": "openai"}]}}}
+RUN = {
+    "run": {
+        "info": {"run_id": "r1", "experiment_id": "3", "status": "FINISHED", "start_time": 5},
+        "data": {"metrics": [{"key": "macro/recall", "value": 0.5}], "tags": [{"key": "provider", "value": "openai"}]},
+    }
+}
 
 
 def reader(handler, monkeypatch: pytest.MonkeyPatch, **env: str) -> tuple[RestReader, list[httpx.Request]]:  # type: ignore[no-untyped-def]
@@ -42,8 +45,12 @@ def test_token_is_sent_as_bearer(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_username_and_password_are_sent_as_basic_auth(monkeypatch: pytest.MonkeyPatch) -> None:
-    r, seen = reader(lambda req: httpx.Response(200, json=RUN), monkeypatch,
-                     MLFLOW_TRACKING_USERNAME="ci", MLFLOW_TRACKING_PASSWORD="pw")
+    r, seen = reader(
+        lambda req: httpx.Response(200, json=RUN),
+        monkeypatch,
+        MLFLOW_TRACKING_USERNAME="ci",
+        MLFLOW_TRACKING_PASSWORD="pw",
+    )
     r.get_run("r1")
     assert seen[0].headers["authorization"] == "Basic " + base64.b64encode(b"ci:pw").decode()
 
@@ -62,8 +69,13 @@ def test_newest_run_searches_by_filter_newest_first(monkeypatch: pytest.MonkeyPa
         if request.url.path.endswith("/experiments/get-by-name"):
             return httpx.Response(200, json={"experiment": {"experiment_id": "7"}})
         body = json.loads(request.content)
-        assert body == {"experiment_ids": ["7"], "filter": "tags.subset = 'full'",
-                        "order_by": ["attributes.start_time DESC"], "max_results": 1, "run_view_type": "ACTIVE_ONLY"}
+        assert body == {
+            "experiment_ids": ["7"],
+            "filter": "tags.subset = 'full'",
+            "order_by": ["attributes.start_time DESC"],
+            "max_results": 1,
+            "run_view_type": "ACTIVE_ONLY",
+        }
         return httpx.Response(200, json={"runs": [RUN["run"]]})
 
     r, _ = reader(handler, monkeypatch)
@@ -76,14 +88,30 @@ def test_baselines_follow_the_alias_to_the_version_and_its_run(monkeypatch: pyte
         path = request.url.path
         if path.endswith("/registered-models/search"):
             assert request.url.params["filter"] == "name LIKE 'extraction-eval-%'"
-            return httpx.Response(200, json={"registered_models": [
-                {"name": "extraction-eval-openai", "aliases": [{"alias": "baseline", "version": "3"}]},
-                {"name": "extraction-eval-draft", "aliases": []},
-            ]})
+            return httpx.Response(
+                200,
+                json={
+                    "registered_models": [
+                        {"name": "extraction-eval-openai", "aliases": [{"alias": "baseline", "version": "3"}]},
+                        {"name": "extraction-eval-draft", "aliases": []},
+                    ]
+                },
+            )
         if path.endswith("/model-versions/get"):
             assert request.url.params["version"] == "3"
-            return httpx.Response(200, json={"model_version": {"version": "3", "run_id": "r1", "tags": [
-                {"key": "enforcement", "value": "ci"}, {"key": "gated_metrics", "value": '["macro/recall"]'}]}})
+            return httpx.Response(
+                200,
+                json={
+                    "model_version": {
+                        "version": "3",
+                        "run_id": "r1",
+                        "tags": [
+                            {"key": "enforcement", "value": "ci"},
+                            {"key": "gated_metrics", "value": '["macro/recall"]'},
+                        ],
+                    }
+                },
+            )
         return httpx.Response(200, json=RUN)
 
     r, _ = reader(handler, monkeypatch)

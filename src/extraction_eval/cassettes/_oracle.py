@@ -62,7 +62,9 @@ def write_oracle_cassettes(gold_dir: Path, *, model: str = ORACLE_MODEL) -> Orac
     gold = load_gold(gold_dir, require_manifest=False)
     version = gold_version(gold_dir, previous)
     cassette_path = gold_dir / CASSETTES_FILE
-    existing = {c.conversation_id: (row.raw, c) for row, c in load_cassettes(cassette_path)} if cassette_path.exists() else {}
+    existing = (
+        {c.conversation_id: (row.raw, c) for row, c in load_cassettes(cassette_path)} if cassette_path.exists() else {}
+    )
 
     entries: dict[str, Cassette] = {}
     keep: dict[str, bytes] = {}

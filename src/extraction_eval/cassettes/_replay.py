@@ -37,9 +37,7 @@ def _explain(
 ) -> list[str]:
     """What matches and what differs between a request and one recording."""
     lines = [f"  recording {cassette.conversation_id!r} (recorded_at {cassette.recorded_at}):"]
-    lines.append(
-        f"    conversation_id  {_CHECK[cassette.conversation_id == conversation.conversation_id]}"
-    )
+    lines.append(f"    conversation_id  {_CHECK[cassette.conversation_id == conversation.conversation_id]}")
     lines.append(
         f"    model            {_CHECK[cassette.model == model]}"
         + ("" if cassette.model == model else f" (recorded {cassette.model!r}, requested {model!r})")
@@ -117,10 +115,7 @@ def plan_replay(
         shown = problems[:5]
         more = f"\n... and {len(problems) - 5} more." if len(problems) > 5 else ""
         raise CassetteError(
-            f"{path}: {len(problems)} conversation(s) cannot be replayed:\n"
-            + "\n".join(shown)
-            + more
-            + f"\n{fix}"
+            f"{path}: {len(problems)} conversation(s) cannot be replayed:\n" + "\n".join(shown) + more + f"\n{fix}"
         )
     selected_ids = {c.conversation_id for c in selected}
     return ReplayPlan(

@@ -81,10 +81,7 @@ def build_manifest(
         cassette_kind=kind,
         prompt_sha256=prompt_sha256(),
         schema_sha256=schema_sha256(),
-        files={
-            name: sha256_file(gold.path / name)
-            for name in (CONVERSATIONS_FILE, EXPECTED_FILE, CASSETTES_FILE)
-        },
+        files={name: sha256_file(gold.path / name) for name in (CONVERSATIONS_FILE, EXPECTED_FILE, CASSETTES_FILE)},
         counts=ManifestCounts(
             conversations=stats["conversations"],
             expected_memories=stats["expected_memories"],
@@ -104,9 +101,7 @@ def build_manifest(
 def write_manifest(path: Path, manifest: CassetteManifest, previous: CassetteManifest | None) -> bool:
     """Write unless only ``generated_at`` would change. Returns whether it wrote."""
     if previous is not None:
-        same = previous.model_dump(exclude={"generated_at"}) == manifest.model_dump(
-            exclude={"generated_at"}
-        )
+        same = previous.model_dump(exclude={"generated_at"}) == manifest.model_dump(exclude={"generated_at"})
         if same and path.exists():
             return False
     write_json(path, manifest.model_dump(mode="json"))

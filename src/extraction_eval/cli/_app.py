@@ -34,8 +34,7 @@ def new_app(help_text: str) -> typer.Typer:
 
 app = typer.Typer(
     cls=_Group,
-    help="Measure LLM memory extraction against a versioned gold set, tracked in MLflow, "
-    "and gate regressions.",
+    help="Measure LLM memory extraction against a versioned gold set, tracked in MLflow, and gate regressions.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

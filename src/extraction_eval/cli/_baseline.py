@@ -51,8 +51,16 @@ def show_command() -> None:
 @baseline_app.command("register")
 def register_command(
     gold: GoldOption = DEFAULT_GOLD,
-    from_rev: Annotated[str | None, typer.Option("--from-rev", help="Read baseline_results.json at this git revision (CI: the pull request's base), not the working tree.")] = None,
-    if_missing: Annotated[bool, typer.Option("--if-missing", help="Keep a provider's existing baseline instead of failing.")] = False,
+    from_rev: Annotated[
+        str | None,
+        typer.Option(
+            "--from-rev",
+            help="Read baseline_results.json at this git revision (CI: the pull request's base), not the working tree.",
+        ),
+    ] = None,
+    if_missing: Annotated[
+        bool, typer.Option("--if-missing", help="Keep a provider's existing baseline instead of failing.")
+    ] = False,
     replace: Annotated[bool, typer.Option("--replace", help="Seed over an existing baseline.")] = False,
 ) -> None:
     """Seed the tracking server's baselines from the reviewed baseline_results.json."""

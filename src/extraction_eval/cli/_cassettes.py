@@ -25,6 +25,4 @@ def oracle_command(gold: GoldOption = DEFAULT_GOLD) -> None:
         f"(kind {m.cassette_kind.value}, prompt {m.prompt_sha256[:12]}…, schema "
         f"{m.schema_sha256[:12]}…, smoke {len(m.subsets.smoke)}, fast {len(m.subsets.fast)})."
     )
-    typer.echo(
-        "Oracle-aligned cassettes embed the expected JSON: they test the plumbing, not the model."
-    )
+    typer.echo("Oracle-aligned cassettes embed the expected JSON: they test the plumbing, not the model.")

@@ -12,7 +12,10 @@ from ._options import DEFAULT_GOLD, DEFAULT_OUTPUT, GoldOption, OutputOption
 
 @app.command("gate")
 def gate_command(
-    run_id: Annotated[str | None, typer.Option("--run-id", help="Judge this run (default: output/run.json, else the newest full run of HEAD).")] = None,
+    run_id: Annotated[
+        str | None,
+        typer.Option("--run-id", help="Judge this run (default: output/run.json, else the newest full run of HEAD)."),
+    ] = None,
     output_dir: OutputOption = DEFAULT_OUTPUT,
     gold: GoldOption = DEFAULT_GOLD,
 ) -> None:

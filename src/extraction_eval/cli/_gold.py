@@ -62,7 +62,9 @@ def validate_command(gold: GoldOption = DEFAULT_GOLD) -> None:
 @gold_app.command("review")
 def review_command(
     summary: Annotated[str, typer.Option("--summary", help="What the independent second read found and changed.")],
-    date: Annotated[str | None, typer.Option("--date", help="The day the review was done (YYYY-MM-DD; default today).")] = None,
+    date: Annotated[
+        str | None, typer.Option("--date", help="The day the review was done (YYYY-MM-DD; default today).")
+    ] = None,
     gold: GoldOption = DEFAULT_GOLD,
 ) -> None:
     """Record the independent label review in the manifest (label_review)."""

@@ -18,8 +18,12 @@ GoldOption = Annotated[
 ]
 OutputOption = Annotated[
     Path,
-    typer.Option("--output-dir", help="Where metrics.json, per_conversation.jsonl, run.json "
-                 "and gate.md go.", envvar="EXTRACTION_EVAL_OUTPUT_DIR", file_okay=False),
+    typer.Option(
+        "--output-dir",
+        help="Where metrics.json, per_conversation.jsonl, run.json and gate.md go.",
+        envvar="EXTRACTION_EVAL_OUTPUT_DIR",
+        file_okay=False,
+    ),
 ]
 DEFAULT_GOLD = Path("gold/v1")
 DEFAULT_OUTPUT = Path("output")

@@ -16,7 +16,9 @@ from ._options import DEFAULT_GOLD, GoldOption
 @app.command("oracle-gate")
 def oracle_gate_command(
     base: Annotated[str, typer.Option("--base", help="The pull request's base revision.")],
-    pr_body_file: Annotated[Path | None, typer.Option("--pr-body-file", help="File holding the pull request body.", dir_okay=False)] = None,
+    pr_body_file: Annotated[
+        Path | None, typer.Option("--pr-body-file", help="File holding the pull request body.", dir_okay=False)
+    ] = None,
     gold: GoldOption = DEFAULT_GOLD,
 ) -> None:
     """Fail a contract change that keeps oracle-aligned cassettes without the exception token."""

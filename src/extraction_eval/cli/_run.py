@@ -13,16 +13,42 @@ from ._options import DEFAULT_GOLD, DEFAULT_OUTPUT, GoldOption, OutputOption
 
 @app.command("run")
 def run_command(
-    mode: Annotated[Mode, typer.Option("--mode", help="cassette/smoke/fast replay; record, live, vllm call a provider.", case_sensitive=False)] = Mode.CASSETTE,
+    mode: Annotated[
+        Mode,
+        typer.Option(
+            "--mode", help="cassette/smoke/fast replay; record, live, vllm call a provider.", case_sensitive=False
+        ),
+    ] = Mode.CASSETTE,
     gold: GoldOption = DEFAULT_GOLD,
     output_dir: OutputOption = DEFAULT_OUTPUT,
-    max_failure_rate: Annotated[float | None, typer.Option("--max-failure-rate", min=0.0, max=1.0, help="Mark the run FAILED (exit 1) when more conversations failed than this fraction.")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=256, help="Live calls in flight at once.")] = 8,
+    max_failure_rate: Annotated[
+        float | None,
+        typer.Option(
+            "--max-failure-rate",
+            min=0.0,
+            max=1.0,
+            help="Mark the run FAILED (exit 1) when more conversations failed than this fraction.",
+        ),
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, max=256, help="Live calls in flight at once.")
+    ] = 8,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per provider request.")] = 60.0,
-    max_retries: Annotated[int, typer.Option("--max-retries", min=0, max=20, help="Retries on 429, 5xx, timeouts and dropped connections.")] = 4,
-    max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1, help="Token budget: no new request once this many tokens were used.")] = None,
-    max_cost_usd: Annotated[float | None, typer.Option("--max-cost-usd", min=0.0, help="Dollar budget (estimated): no new request once reached.")] = None,
-    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal, plain lines otherwise).")] = None,
+    max_retries: Annotated[
+        int, typer.Option("--max-retries", min=0, max=20, help="Retries on 429, 5xx, timeouts and dropped connections.")
+    ] = 4,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option("--max-tokens", min=1, help="Token budget: no new request once this many tokens were used."),
+    ] = None,
+    max_cost_usd: Annotated[
+        float | None,
+        typer.Option("--max-cost-usd", min=0.0, help="Dollar budget (estimated): no new request once reached."),
+    ] = None,
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal, plain lines otherwise)."),
+    ] = None,
 ) -> None:
     """Run one evaluation and log it as one MLflow run."""
     from ..evaluation import RunOptions, run_eval, summary_lines
@@ -48,6 +74,8 @@ def run_command(
     if comparison is not None:
         typer.echo("")
         typer.echo(comparison)
-    typer.echo(f"wrote {output_dir / 'metrics.json'}, {output_dir / 'per_conversation.jsonl'}, {output_dir / 'run.json'}")
+    typer.echo(
+        f"wrote {output_dir / 'metrics.json'}, {output_dir / 'per_conversation.jsonl'}, {output_dir / 'run.json'}"
+    )
     if result.failed:
         raise typer.Exit(1)

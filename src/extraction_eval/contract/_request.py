@@ -43,7 +43,7 @@ def render_conversation(conversation: ConversationLike) -> str:
     day = dt.date.fromisoformat(conversation.session_date)
     parts = [f"Session date: {day.isoformat()} ({day.strftime('%A')})", "", "Conversation:"]
     for turn in conversation.turns:
-        parts.append(f"<turn role=\"{turn.role}\">")
+        parts.append(f'<turn role="{turn.role}">')
         parts.append(turn.content)
         parts.append("</turn>")
     return "\n".join(parts)

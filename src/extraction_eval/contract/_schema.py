@@ -16,20 +16,15 @@ class ExtractedMemory(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    content: str = Field(
-        description="One fact about the user, one sentence, starting with 'User' or \"User's\"."
-    )
+    content: str = Field(description="One fact about the user, one sentence, starting with 'User' or \"User's\".")
     categories: list[Category] = Field(
         min_length=1,
         max_length=3,
-        description="One to three distinct categories; more than one only when the fact "
-        "cannot be split.",
+        description="One to three distinct categories; more than one only when the fact cannot be split.",
     )
     # No description here: OpenAI strict mode rejects a ``$ref`` with sibling keywords.
     temporal_kind: TemporalKind
-    supersedes: str | None = Field(
-        description="The stale fact this memory replaces, written as a memory, or null."
-    )
+    supersedes: str | None = Field(description="The stale fact this memory replaces, written as a memory, or null.")
 
     @field_validator("categories")
     @classmethod

@@ -27,14 +27,22 @@ def live_comparison(result: RunResult, gold_dir: Path) -> str | None:
         "a live number is a new evidence event: reported and compared, never gated.",
         f"compared with {path} (provider {result.plan.provider.value!r}, baseline evidence: {kind}).",
     )
-    run = RunRecord(result.logged.run_id, result.logged.experiment_id, result.logged.status, 0,
-                    {"provider": result.plan.provider.value, "model": result.plan.model,
-                     "mode": result.plan.mode.value, "cassette_kind": result.cassette_kind.value,
-                     "subset": result.plan.subset.value, "enforcement": result.plan.enforcement.value},
-                    dict(result.metrics))
-    markdown = render_markdown(
-        GateResult(Verdict.REPORT_ONLY, reasons, run, None, rows), heading="live run comparison"
+    run = RunRecord(
+        result.logged.run_id,
+        result.logged.experiment_id,
+        result.logged.status,
+        0,
+        {
+            "provider": result.plan.provider.value,
+            "model": result.plan.model,
+            "mode": result.plan.mode.value,
+            "cassette_kind": result.cassette_kind.value,
+            "subset": result.plan.subset.value,
+            "enforcement": result.plan.enforcement.value,
+        },
+        dict(result.metrics),
     )
+    markdown = render_markdown(GateResult(Verdict.REPORT_ONLY, reasons, run, None, rows), heading="live run comparison")
     atomic_write_text(result.plan.output_dir / "comparison.md", markdown)
     publish_summary(markdown)
     return markdown

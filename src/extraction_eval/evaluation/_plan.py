@@ -42,8 +42,7 @@ def _provider_from_env() -> Provider | None:
         return Provider(raw.lower())
     except ValueError:
         raise ConfigurationError(
-            f"{PROVIDER_VAR}={raw!r} is not a provider; use one of "
-            f"{[p.value for p in Provider]!r}."
+            f"{PROVIDER_VAR}={raw!r} is not a provider; use one of {[p.value for p in Provider]!r}."
         ) from None
 
 
@@ -52,8 +51,7 @@ def choose_provider(mode: Mode, manifest: CassetteManifest | None) -> Provider:
     if mode is Mode.VLLM:
         if from_env not in (None, Provider.VLLM):
             raise ConfigurationError(
-                f"--mode vllm runs provider 'vllm' but {PROVIDER_VAR}={str(from_env)!r}; unset "
-                f"it or set it to 'vllm'."
+                f"--mode vllm runs provider 'vllm' but {PROVIDER_VAR}={str(from_env)!r}; unset it or set it to 'vllm'."
             )
         return Provider.VLLM
     if mode is Mode.RECORD:
@@ -85,9 +83,7 @@ def enforcement_for(gold_dir: Path, provider: Provider) -> Enforcement:
     return DEFAULT_ENFORCEMENT[provider]
 
 
-def plan_run(
-    mode: Mode, gold_dir: Path, output_dir: Path, manifest: CassetteManifest | None
-) -> RunPlan:
+def plan_run(mode: Mode, gold_dir: Path, output_dir: Path, manifest: CassetteManifest | None) -> RunPlan:
     provider = choose_provider(mode, manifest)
     if mode.is_replay:
         model = manifest.model if manifest is not None else DEFAULT_MODELS[provider]

@@ -92,9 +92,7 @@ def replay_records(cassettes: dict[str, Cassette]) -> dict[str, CallRecord]:
         tokens_in, tokens_out = usage_tokens(cassette.usage)
         out[cid] = CallRecord(
             conversation_id=cid,
-            outcome=parse_response(
-                cassette.response, finish_reason=cassette.finish_reason, refusal=cassette.refusal
-            ),
+            outcome=parse_response(cassette.response, finish_reason=cassette.finish_reason, refusal=cassette.refusal),
             input_tokens=tokens_in,
             output_tokens=tokens_out,
             system_fingerprint=cassette.system_fingerprint,
@@ -103,9 +101,7 @@ def replay_records(cassettes: dict[str, Cassette]) -> dict[str, CallRecord]:
     return out
 
 
-def build_cases(
-    gold: GoldSet, selected: Sequence[Conversation], records: dict[str, CallRecord]
-) -> list[Case]:
+def build_cases(gold: GoldSet, selected: Sequence[Conversation], records: dict[str, CallRecord]) -> list[Case]:
     cases = []
     for conversation in selected:
         cid = conversation.conversation_id
@@ -129,9 +125,7 @@ def _check_inputs(gold: GoldSet) -> None:
 
 
 def _dataset(gold: GoldSet) -> DatasetInfo:
-    digest_source = b"".join(
-        (gold.path / name).read_bytes() for name in (CONVERSATIONS_FILE, EXPECTED_FILE)
-    )
+    digest_source = b"".join((gold.path / name).read_bytes() for name in (CONVERSATIONS_FILE, EXPECTED_FILE))
     rows = [
         {
             "conversation_id": c.conversation_id,
@@ -158,9 +152,7 @@ def _collect(
 ) -> Collected:
     if plan.mode.is_replay:
         assert gold.manifest is not None
-        replay = plan_replay(
-            gold.path / CASSETTES_FILE, cassettes, gold.conversations, selected, plan.model
-        )
+        replay = plan_replay(gold.path / CASSETTES_FILE, cassettes, gold.conversations, selected, plan.model)
         notes: tuple[str, ...] = ()
         if replay.unused:
             notes = (f"{len(replay.unused)} cassette(s) not used by subset {plan.subset.value!r}.",)
@@ -266,7 +258,10 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
         subset=plan.subset.value,
     )
     if override:
-        description += "\n\nCONTRACT OVERRIDE: replayed cassettes recorded under another prompt or schema; the regression gate refuses this run."
+        description += (
+            "\n\nCONTRACT OVERRIDE: replayed cassettes recorded under another prompt or schema; "
+            "the regression gate refuses this run."
+        )
     table = [
         {
             "conversation_id": r["conversation_id"],
@@ -315,9 +310,20 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
 def summary_lines(result: RunResult) -> list[str]:
     """What `run` prints: identity, evidence, the headline metrics."""
     m = result.metrics
-    keys = ["macro/precision", "macro/recall", "macro/f1", "strict/precision", "strict/recall",
-            "category_accuracy", "temporal_accuracy", "multilabel/exact_match", "supersession/recall",
-            "supersession/stale_leak_rate", "negatives/false_positive_rate", "failures/rate"]
+    keys = [
+        "macro/precision",
+        "macro/recall",
+        "macro/f1",
+        "strict/precision",
+        "strict/recall",
+        "category_accuracy",
+        "temporal_accuracy",
+        "multilabel/exact_match",
+        "supersession/recall",
+        "supersession/stale_leak_rate",
+        "negatives/false_positive_rate",
+        "failures/rate",
+    ]
     lines = [
         f"run {result.logged.run_id} in experiment {result.logged.experiment_name!r} "
         f"({result.logged.status}) at {result.logged.tracking_uri}",
@@ -338,4 +344,3 @@ def summary_lines(result: RunResult) -> list[str]:
     )
     lines += [f"note: {n}" for n in result.notes]
     return lines
-

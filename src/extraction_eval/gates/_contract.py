@@ -55,9 +55,7 @@ def check_cassette_rows(manifest: CassetteManifest, cassettes: Sequence[Cassette
     return problems
 
 
-def contract_gate(
-    gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]
-) -> ContractVerdict:
+def contract_gate(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> ContractVerdict:
     """Run every replay-mode check; raise on drift unless the local override is set."""
     raise_problems([*check_gold(gold, manifest, cassettes), *check_cassette_rows(manifest, cassettes)])
     drift = []

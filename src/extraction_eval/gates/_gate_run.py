@@ -122,11 +122,11 @@ def render_markdown(result: GateResult, *, baseline_note: str = "", heading: str
         lines += ["", "| metric | baseline | run | delta | verdict |", "| --- | ---: | ---: | ---: | --- |"]
         for row in result.rows:
             key = row.key + (" (lower is better)" if row.lower_is_better else "")
-            lines.append(
-                f"| {key} | {_fmt(row.baseline)} | {_fmt(row.run)} | {_delta(row.delta)} | {row.status} |"
-            )
-        lines += ["", "A gated metric fails when it is worse than the baseline by more than 0.03 "
-                  "(deltas rounded to 9 places)."]
+            lines.append(f"| {key} | {_fmt(row.baseline)} | {_fmt(row.run)} | {_delta(row.delta)} | {row.status} |")
+        lines += [
+            "",
+            "A gated metric fails when it is worse than the baseline by more than 0.03 (deltas rounded to 9 places).",
+        ]
     if baseline_note:
         lines += ["", baseline_note]
     return "\n".join(lines) + "\n"

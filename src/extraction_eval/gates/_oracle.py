@@ -103,27 +103,43 @@ def oracle_gate(base: str, gold_dir: Path, pr_body: str | None, *, root: Path | 
 
     if head.cassette_kind is CassetteKind.ORACLE_ALIGNED:
         if has_token(pr_body):
-            return OracleGateResult(True, True, (
+            return OracleGateResult(
+                True,
+                True,
+                (
+                    summary,
+                    f"the cassettes are still oracle-aligned; the pull request body carries {TOKEN}, "
+                    "the reviewer-visible exception.",
+                ),
+            )
+        return OracleGateResult(
+            False,
+            True,
+            (
                 summary,
-                f"the cassettes are still oracle-aligned; the pull request body carries {TOKEN}, "
-                "the reviewer-visible exception.",
-            ))
-        return OracleGateResult(False, True, (
-            summary,
-            "the cassettes are still oracle-aligned, so a perfect score would prove nothing about "
-            f"the new contract. Re-record them live (`run --mode record`), or add a line that is "
-            f"exactly {TOKEN} to the pull request body for a reviewer to see. Bumping the "
-            "manifest's hashes does not satisfy this gate.",
-        ))
+                "the cassettes are still oracle-aligned, so a perfect score would prove nothing about "
+                f"the new contract. Re-record them live (`run --mode record`), or add a line that is "
+                f"exactly {TOKEN} to the pull request body for a reviewer to see. Bumping the "
+                "manifest's hashes does not satisfy this gate.",
+            ),
+        )
     base_cassettes = show_file(root, base_sha, cassette_path)
     if base_cassettes is not None and base_cassettes == cassette_path.read_bytes():
-        return OracleGateResult(False, True, (
+        return OracleGateResult(
+            False,
+            True,
+            (
+                summary,
+                f"the manifest says live_openai_recorded but {cassette_path} is unchanged against the "
+                "base: the cassettes were not re-recorded.",
+            ),
+        )
+    return OracleGateResult(
+        True,
+        True,
+        (
             summary,
-            f"the manifest says live_openai_recorded but {cassette_path} is unchanged against the "
-            "base: the cassettes were not re-recorded.",
-        ))
-    return OracleGateResult(True, True, (
-        summary,
-        "the cassettes were re-recorded live under the new contract (every cassette "
-        "live_openai_recorded with the HEAD hashes).",
-    ))
+            "the cassettes were re-recorded live under the new contract (every cassette "
+            "live_openai_recorded with the HEAD hashes).",
+        ),
+    )

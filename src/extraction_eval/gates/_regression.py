@@ -73,9 +73,7 @@ def _value(metrics: dict[str, float] | None, key: str) -> float | None:
     return value
 
 
-def compare(
-    gated: Sequence[str], baseline: dict[str, float] | None, run: dict[str, float]
-) -> tuple[MetricRow, ...]:
+def compare(gated: Sequence[str], baseline: dict[str, float] | None, run: dict[str, float]) -> tuple[MetricRow, ...]:
     """One row per gated metric: the delta, rounded to 9 places, judged against 0.03."""
     rows = []
     for key in gated:
@@ -90,8 +88,9 @@ def compare(
     return tuple(rows)
 
 
-def _cannot(reason: str, run: RunRecord | None = None, baseline: BaselineRecord | None = None,
-            rows: tuple[MetricRow, ...] = ()) -> GateResult:
+def _cannot(
+    reason: str, run: RunRecord | None = None, baseline: BaselineRecord | None = None, rows: tuple[MetricRow, ...] = ()
+) -> GateResult:
     return GateResult(Verdict.CANNOT_EVALUATE, (reason,), run, baseline, rows)
 
 
@@ -101,9 +100,7 @@ def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
     if tags.get(TAG_RUN_KIND) != "eval":
         return _cannot(f"run {run.run_id} is not an extraction-eval run (tag run_kind != 'eval').", run)
     if run.status != "FINISHED":
-        return _cannot(
-            f"run {run.run_id} has status {run.status!r}; the gate judges finished runs only.", run
-        )
+        return _cannot(f"run {run.run_id} has status {run.status!r}; the gate judges finished runs only.", run)
     if not any(b.enforcement == Enforcement.CI.value for b in baselines):
         return _cannot(
             "no provider with enforcement 'ci' has a registered baseline, so nothing can fail "
@@ -129,10 +126,7 @@ def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
     if baseline.enforcement == Enforcement.MANUAL.value:
         return GateResult(
             Verdict.REPORT_ONLY,
-            (
-                f"provider {provider!r} has enforcement 'manual': reported, never fails the "
-                "build.",
-            ),
+            (f"provider {provider!r} has enforcement 'manual': reported, never fails the build.",),
             run,
             baseline,
             rows,
@@ -141,21 +135,27 @@ def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
         return _cannot(
             f"run {run.run_id} ran past contract drift (contract_override=true); an overridden "
             "run is never gated. Re-record or re-generate the cassettes and run again.",
-            run, baseline, rows,
+            run,
+            baseline,
+            rows,
         )
     subset = tags.get(TAG_SUBSET)
     if subset in (Subset.SMOKE.value, Subset.FAST.value):
         return _cannot(
             f"run {run.run_id} covers the {subset!r} subset; gate the full set "
             "(`extraction-eval run --mode cassette`).",
-            run, baseline, rows,
+            run,
+            baseline,
+            rows,
         )
     live_modes = {Mode.LIVE.value, Mode.VLLM.value, Mode.RECORD.value}
     if tags.get(TAG_CASSETTE_KIND) == CassetteKind.LIVE_CALL.value or tags.get(TAG_MODE) in live_modes:
         return _cannot(
             f"run {run.run_id} is a live run (mode {tags.get(TAG_MODE)!r}): a live number is a "
             "new evidence event, reported, not gated. Gate a cassette replay instead.",
-            run, baseline, rows,
+            run,
+            baseline,
+            rows,
         )
     for tag, label in ((TAG_GOLD_VERSION, "gold version"), (TAG_SUBSET, "subset"), (TAG_MATCHER, "matcher")):
         have, want = tags.get(tag), baseline.tags.get(tag)
@@ -163,7 +163,9 @@ def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
             return _cannot(
                 f"run {run.run_id} has {label} {have!r} but the baseline has {want!r}; numbers "
                 f"from another {label} are not comparable. Promote a baseline for it first.",
-                run, baseline, rows,
+                run,
+                baseline,
+                rows,
             )
     if not gated:
         return _cannot(f"the baseline of {provider!r} lists no gated metrics.", run, baseline, rows)
@@ -172,17 +174,23 @@ def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
         return _cannot(
             f"gated metric(s) missing or NaN in the run or the baseline: {missing!r}; a metric "
             "that cannot be compared fails closed.",
-            run, baseline, rows,
+            run,
+            baseline,
+            rows,
         )
     failed = [r.key for r in rows if r.status == "FAIL"]
     if failed:
         return GateResult(
             Verdict.REGRESSION,
             (f"{len(failed)} gated metric(s) dropped by more than {THRESHOLD:.2f}: {failed!r}.",),
-            run, baseline, rows,
+            run,
+            baseline,
+            rows,
         )
     return GateResult(
         Verdict.PASS,
         (f"all {len(rows)} gated metrics within {THRESHOLD:.2f} of the baseline.",),
-        run, baseline, rows,
+        run,
+        baseline,
+        rows,
     )

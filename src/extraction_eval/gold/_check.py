@@ -41,9 +41,7 @@ def check_pinned(gold: GoldSet) -> list[Problem]:
     return problems
 
 
-def check_file_hashes(
-    gold: GoldSet, manifest: CassetteManifest, names: Sequence[str] = JSONL_FILES
-) -> list[Problem]:
+def check_file_hashes(gold: GoldSet, manifest: CassetteManifest, names: Sequence[str] = JSONL_FILES) -> list[Problem]:
     problems = []
     for name in names:
         path = gold.path / name
@@ -77,9 +75,7 @@ def check_file_hashes(
     return problems
 
 
-def check_counts(
-    gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]
-) -> list[Problem]:
+def check_counts(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> list[Problem]:
     stats = gold.stats()
     actual = {
         "conversations": stats["conversations"],
@@ -132,9 +128,7 @@ def check_subsets(gold: GoldSet, manifest: CassetteManifest) -> list[Problem]:
     return problems
 
 
-def check_gold(
-    gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]
-) -> list[Problem]:
+def check_gold(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> list[Problem]:
     """Every check ``gold validate`` runs after the rows themselves parsed."""
     return [
         *check_pinned(gold),
@@ -142,4 +136,3 @@ def check_gold(
         *check_counts(gold, manifest, cassettes),
         *check_subsets(gold, manifest),
     ]
-

@@ -54,9 +54,7 @@ def format_validation_error(where: str, exc: ValidationError, *, what: str) -> s
             lines.append(f"{where}: field {name!r} is missing; {fix}.")
             continue
         if err["type"] == "extra_forbidden":
-            lines.append(
-                f"{where}: field {name!r} is not part of a {what}; remove it or fix its spelling."
-            )
+            lines.append(f"{where}: field {name!r} is not part of a {what}; remove it or fix its spelling.")
             continue
         fix = _FIXES.get(top, "see docs/data-format.md")
         value = err.get("input")
@@ -68,9 +66,7 @@ def parse_row(row: JsonlRow, model: type[_M], *, what: str) -> _M:
     try:
         return model.model_validate(row.value)
     except ValidationError as exc:
-        raise GoldDataError(
-            format_validation_error(f"{row.path}:{row.line}", exc, what=what)
-        ) from None
+        raise GoldDataError(format_validation_error(f"{row.path}:{row.line}", exc, what=what)) from None
 
 
 def parse_document(path: Path, model: type[_M], *, what: str) -> _M:
@@ -98,12 +94,8 @@ def load_conversations(path: Path) -> list[tuple[JsonlRow, Conversation]]:
     return rows
 
 
-def load_expected(
-    path: Path, conversation_ids: Mapping[str, Any]
-) -> list[tuple[JsonlRow, ExpectedMemory]]:
-    rows = [
-        (row, parse_row(row, ExpectedMemory, what="expected memory")) for row in iter_jsonl(path)
-    ]
+def load_expected(path: Path, conversation_ids: Mapping[str, Any]) -> list[tuple[JsonlRow, ExpectedMemory]]:
+    rows = [(row, parse_row(row, ExpectedMemory, what="expected memory")) for row in iter_jsonl(path)]
     _unique(rows, "memory_id", path)
     for row, memory in rows:
         if memory.conversation_id not in conversation_ids:
@@ -205,8 +197,7 @@ def load_gold(path: Path, *, require_manifest: bool = True) -> GoldSet:
         manifest = load_manifest(manifest_path)
     elif require_manifest:
         raise GoldDataError(
-            f"{manifest_path}: file not found; write it with "
-            f"`extraction-eval cassettes oracle --gold {path}`."
+            f"{manifest_path}: file not found; write it with `extraction-eval cassettes oracle --gold {path}`."
         )
     return GoldSet(
         path=path,

@@ -54,9 +54,7 @@ class ExpectedMemory(_Strict):
         min_length=1, max_length=3, description="One to three distinct categories."
     )
     temporal_kind: TemporalKind = Field(description="durable, current, past or future.")
-    supersedes: str | None = Field(
-        description="The stale fact this memory replaces (canonical style), or null."
-    )
+    supersedes: str | None = Field(description="The stale fact this memory replaces (canonical style), or null.")
 
     @field_validator("categories")
     @classmethod
@@ -81,9 +79,7 @@ class Cassette(_Strict):
     """One row of ``openai_cassettes.jsonl``: the provider's answer for one conversation."""
 
     conversation_id: str = Field(description="The conversation this answers.")
-    request_sha256: str = Field(
-        pattern=r"^[0-9a-f]{64}$", description="Hash of model, sampling and rendered messages."
-    )
+    request_sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="Hash of model, sampling and rendered messages.")
     prompt_sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="System prompt hash.")
     schema_sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="Output schema hash.")
     model: str = Field(min_length=1, description="Model name as requested.")

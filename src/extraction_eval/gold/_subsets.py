@@ -56,9 +56,7 @@ def _stratum(memories: Sequence[ExpectedMemory]) -> str:
     return f"category:{memories[0].categories[0].value}"
 
 
-def smoke_coverage(
-    ids: Sequence[str], by_conversation: Mapping[str, Sequence[ExpectedMemory]]
-) -> set[str]:
+def smoke_coverage(ids: Sequence[str], by_conversation: Mapping[str, Sequence[ExpectedMemory]]) -> set[str]:
     """Which smoke requirements the given conversations cover."""
     covered: set[str] = set()
     for cid in ids:

@@ -74,9 +74,7 @@ async def call_all(
                 results[cid] = CallResult(cid, skipped=True)
                 return
             try:
-                answer, retries = await call_with_retries(
-                    lambda: provider.complete(conversation), policy, redactor
-                )
+                answer, retries = await call_with_retries(lambda: provider.complete(conversation), policy, redactor)
             except TransportFailure as exc:
                 results[cid] = CallResult(cid, transport_error=exc.detail, retries=exc.attempts - 1)
                 if progress is not None:

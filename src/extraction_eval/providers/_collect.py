@@ -26,8 +26,9 @@ def _record(result: CallResult, recorded_at: str) -> CallRecord:
     if result.skipped:
         return CallRecord(cid, Outcome.failed(FailureReason.BUDGET_EXHAUSTED, "not attempted: the budget was reached"))
     if result.answer is None:
-        return CallRecord(cid, Outcome.failed(FailureReason.TRANSPORT, result.transport_error or "transport"),
-                          retries=result.retries)
+        return CallRecord(
+            cid, Outcome.failed(FailureReason.TRANSPORT, result.transport_error or "transport"), retries=result.retries
+        )
     answer = result.answer
     tokens_in, tokens_out = usage_tokens(answer.usage)
     return CallRecord(
@@ -70,9 +71,7 @@ def _notes(results: dict[str, CallResult]) -> list[str]:
     return notes
 
 
-def collect_live(
-    plan: RunPlan, gold: GoldSet, selected: Sequence[Conversation], options: RunOptions
-) -> Collected:
+def collect_live(plan: RunPlan, gold: GoldSet, selected: Sequence[Conversation], options: RunOptions) -> Collected:
     """Call the provider for every selected conversation (and, in record mode, keep cassettes)."""
     if options.max_cost_usd is not None and plan.model not in PRICES_PER_MTOK:
         raise ConfigurationError(
@@ -86,8 +85,15 @@ def collect_live(
         return _record_cassettes(plan, gold, provider, redactor, policy, budget, options)
     progress = Progress(len(selected), bar=options.progress)
     results = asyncio.run(
-        call_all(provider, selected, concurrency=options.concurrency, policy=policy,
-                 redactor=redactor, budget=budget, progress=progress)
+        call_all(
+            provider,
+            selected,
+            concurrency=options.concurrency,
+            policy=policy,
+            redactor=redactor,
+            budget=budget,
+            progress=progress,
+        )
     )
     stamp = now_iso()
     return Collected(
@@ -128,8 +134,16 @@ def _record_cassettes(plan, gold, provider, redactor, policy, budget, options) -
 
     progress = Progress(len(todo), bar=options.progress)
     results = asyncio.run(
-        call_all(provider, todo, concurrency=options.concurrency, policy=policy,
-                 redactor=redactor, budget=budget, progress=progress, on_answer=store)
+        call_all(
+            provider,
+            todo,
+            concurrency=options.concurrency,
+            policy=policy,
+            redactor=redactor,
+            budget=budget,
+            progress=progress,
+            on_answer=store,
+        )
     )
     kept_cassettes = {cid: existing[cid][1] for cid in keep}
     records = replay_records({**kept_cassettes, **new})
@@ -145,8 +159,13 @@ def _record_cassettes(plan, gold, provider, redactor, policy, budget, options) -
     if complete:
         all_cassettes = [kept_cassettes.get(cid) or new[cid] for cid in order]
         manifest = build_manifest(
-            gold, provider=Provider.OPENAI.value, model=model, kind=CassetteKind.LIVE_RECORDED,
-            cassettes=all_cassettes, previous=gold.manifest, version=gold.version,
+            gold,
+            provider=Provider.OPENAI.value,
+            model=model,
+            kind=CassetteKind.LIVE_RECORDED,
+            cassettes=all_cassettes,
+            previous=gold.manifest,
+            version=gold.version,
         )
         write_manifest(gold.path / MANIFEST_FILE, manifest, gold.manifest)
         notes.append(

@@ -51,7 +51,5 @@ def make_provider(
                 f"{BASE_URL_VAR}=http://127.0.0.1:8000/v1 (see docs/runbooks.md)."
             )
         key = env_value(VLLM_KEY_VAR) or "EMPTY"
-    client = ChatCompletionsProvider(
-        provider.value, model, api_key=key, base_url=base_url, timeout_s=timeout_s
-    )
+    client = ChatCompletionsProvider(provider.value, model, api_key=key, base_url=base_url, timeout_s=timeout_s)
     return client, Redactor([key])

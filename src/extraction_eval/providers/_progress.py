@@ -15,8 +15,7 @@ def _clock(seconds: float) -> str:
 class Progress:
     """Conversations done, failures, tokens, cost and ETA."""
 
-    def __init__(self, total: int, *, bar: bool | None = None, stream: TextIO | None = None,
-                 every_s: float = 10.0):
+    def __init__(self, total: int, *, bar: bool | None = None, stream: TextIO | None = None, every_s: float = 10.0):
         self.stream = stream or sys.stderr
         self.total = total
         self.bar = self.stream.isatty() if bar is None else bar

@@ -102,9 +102,7 @@ async def call_with_retries(
                     + ". Check the key (OPENAI_API_KEY), the model name and the base URL."
                 ) from None
             if attempt >= policy.max_retries:
-                raise TransportFailure(
-                    f"{what} after {attempt + 1} attempt(s)", attempts=attempt + 1
-                ) from None
+                raise TransportFailure(f"{what} after {attempt + 1} attempt(s)", attempts=attempt + 1) from None
             backoff = min(policy.max_delay_s, policy.base_delay_s * 2**attempt)
             wait = delay if delay is not None else backoff * (0.5 + random.random() / 2)
             await sleep(min(wait, policy.max_delay_s))

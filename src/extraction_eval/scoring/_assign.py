@@ -15,9 +15,7 @@ class Pair:
     similarity: float
 
 
-def similarity_matrix(
-    matcher: Matcher, expected: Sequence[str], predicted: Sequence[str]
-) -> list[list[float]]:
+def similarity_matrix(matcher: Matcher, expected: Sequence[str], predicted: Sequence[str]) -> list[list[float]]:
     return [[matcher.similarity(e, p) for p in predicted] for e in expected]
 
 
@@ -36,8 +34,4 @@ def assign(matcher: Matcher, expected: Sequence[str], predicted: Sequence[str]) 
     from scipy.optimize import linear_sum_assignment  # heavy import, only when needed
 
     rows, cols = linear_sum_assignment(eligible, maximize=True)
-    return [
-        Pair(int(r), int(c), matrix[r][c])
-        for r, c in zip(rows, cols, strict=True)
-        if eligible[r][c] > 0.0
-    ]
+    return [Pair(int(r), int(c), matrix[r][c]) for r, c in zip(rows, cols, strict=True) if eligible[r][c] > 0.0]

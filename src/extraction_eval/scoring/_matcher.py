@@ -56,9 +56,7 @@ def matcher_id(matcher: Matcher) -> str:
 def normalize(text: str) -> str:
     """NFKC, case folded, punctuation removed, white space collapsed."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    cleaned = "".join(
-        " " if unicodedata.category(ch).startswith(("P", "S")) else ch for ch in folded
-    )
+    cleaned = "".join(" " if unicodedata.category(ch).startswith(("P", "S")) else ch for ch in folded)
     return " ".join(cleaned.split())
 
 
@@ -88,25 +86,110 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _NUMBER_WORDS = {
     word: index
     for index, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
     )
-} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-     "ninety": 90, "hundred": 100, "dozen": 12, "once": 1, "twice": 2}
+} | {
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "dozen": 12,
+    "once": 1,
+    "twice": 2,
+}
 _NEGATORS = re.compile(
     r"^(not|no|never|cannot|nor|without|neither|dislikes?|disliked|hates?|hated|avoids?|"
     r"avoided|avoiding|quit|quits|stopped)$"
 )
 _STOP = frozenset(
-    """user users s the a an is are was were be been being to of in on at for with and or
-    their they them his her he she it its has have had that this these those by as from into
-    about who which very really also just there here than so do does did""".split()
+    [
+        "user",
+        "users",
+        "s",
+        "the",
+        "a",
+        "an",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "and",
+        "or",
+        "their",
+        "they",
+        "them",
+        "his",
+        "her",
+        "he",
+        "she",
+        "it",
+        "its",
+        "has",
+        "have",
+        "had",
+        "that",
+        "this",
+        "these",
+        "those",
+        "by",
+        "as",
+        "from",
+        "into",
+        "about",
+        "who",
+        "which",
+        "very",
+        "really",
+        "also",
+        "just",
+        "there",
+        "here",
+        "than",
+        "so",
+        "do",
+        "does",
+        "did",
+    ]
 )
 _MONTH_ALT = "|".join(sorted(_MONTH_NAMES | {m for m in _MONTHS}, key=len, reverse=True))
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
-_MONTH_DAY = re.compile(
-    rf"\b({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.IGNORECASE
-)
+_MONTH_DAY = re.compile(rf"\b({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.IGNORECASE)
 _DAY_MONTH = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_ALT})\.?(?:,?\s+(\d{{4}}))?\b",
     re.IGNORECASE,
@@ -166,12 +249,7 @@ def fact_keys(text: str) -> frozenset[str]:
                 keys.add(f"month:{_MONTHS[base]:02d}")
             elif base in _NUMBER_WORDS:
                 keys.add(f"num:{_NUMBER_WORDS[base]}")
-            elif (
-                word[0].isupper()
-                and not sentence_start
-                and base not in _STOP
-                and base not in {"i", "i'm", "i've"}
-            ):
+            elif word[0].isupper() and not sentence_start and base not in _STOP and base not in {"i", "i'm", "i've"}:
                 keys.add(f"name:{base}")
         sentence_start = bool(_SENTENCE_END.search(token))
     return frozenset(keys)

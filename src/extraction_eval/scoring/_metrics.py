@@ -17,8 +17,17 @@ from ._assign import assign
 from ._matcher import Matcher, texts_match
 from ._types import Case, ExpectedItem, Failure, Memory
 
-__all__ = ["DEFAULT_GATED_METRICS", "LOWER_IS_BETTER", "ConversationScore", "MatchedPair",
-           "ScoreReport", "aggregate", "score", "score_conversation"]
+__all__ = [
+    "DEFAULT_GATED_METRICS",
+    "LOWER_IS_BETTER",
+    "ConversationScore",
+    "MatchedPair",
+    "ScoreReport",
+    "aggregate",
+    "score",
+    "score_conversation",
+]
+
 
 @dataclass(frozen=True)
 class MatchedPair:
@@ -138,9 +147,7 @@ def score_conversation(case: Case, matcher: Matcher) -> ConversationScore:
         if e.memory.supersedes is not None
         and any(texts_match(matcher, m.content, e.memory.supersedes) for m in unassigned)
     )
-    spurious = sum(
-        1 for p in pairs if p.predicted.supersedes is not None and p.expected.memory.supersedes is None
-    )
+    spurious = sum(1 for p in pairs if p.predicted.supersedes is not None and p.expected.memory.supersedes is None)
     return ConversationScore(case, pairs, hits, leaks, spurious)
 
 
@@ -172,9 +179,7 @@ def aggregate(scores: Sequence[ConversationScore]) -> dict[str, float]:
     out: dict[str, float] = {}
 
     for category in CATEGORIES:
-        both = sum(
-            1 for p in pairs if category in p.expected.memory.categories and category in p.predicted.categories
-        )
+        both = sum(1 for p in pairs if category in p.expected.memory.categories and category in p.predicted.categories)
         n_pred = sum(1 for m in predicted if category in m.categories)
         n_exp = sum(1 for e in expected if category in e.memory.categories)
         precision, recall = _pr(both, n_pred, n_exp), _pr(both, n_exp, n_pred)
@@ -198,9 +203,7 @@ def aggregate(scores: Sequence[ConversationScore]) -> dict[str, float]:
     _rate(out, "temporal_accuracy", sum(p.temporal_ok for p in pairs), len(pairs))
 
     multi = [e for e in expected if len(e.memory.categories) > 1]
-    multi_exact = sum(
-        1 for p in pairs if len(p.expected.memory.categories) > 1 and p.category_ok
-    )
+    multi_exact = sum(1 for p in pairs if len(p.expected.memory.categories) > 1 and p.category_ok)
     out["counts/multi_label"] = len(multi)
     _rate(out, "multilabel/exact_match", multi_exact, len(multi))
 
@@ -228,4 +231,3 @@ def score(cases: Iterable[Case], matcher: Matcher) -> ScoreReport:
     """Match every conversation one-to-one, then compute every metric."""
     scored = tuple(score_conversation(case, matcher) for case in cases)
     return ScoreReport(metrics=aggregate(scored), conversations=scored)
-

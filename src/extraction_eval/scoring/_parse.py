@@ -10,9 +10,7 @@ from ..contract import BatchExtractionResult
 from ._types import FailureReason, Memory, Outcome
 
 
-def parse_response(
-    response: str | None, *, finish_reason: str | None = None, refusal: str | None = None
-) -> Outcome:
+def parse_response(response: str | None, *, finish_reason: str | None = None, refusal: str | None = None) -> Outcome:
     """The same path for a live answer and a replayed cassette.
 
     A refusal, a ``length`` or ``content_filter`` finish, an empty answer, text that
@@ -40,8 +38,7 @@ def parse_response(
         where = ".".join(str(p) for p in first["loc"]) or "(root)"
         return Outcome.failed(
             FailureReason.SCHEMA_INVALID,
-            f"breaks BatchExtractionResult: {where}: {first['msg']} "
-            f"({exc.error_count()} error(s))",
+            f"breaks BatchExtractionResult: {where}: {first['msg']} ({exc.error_count()} error(s))",
         )
     return Outcome(
         predictions=tuple(

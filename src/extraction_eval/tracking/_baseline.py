@@ -102,9 +102,7 @@ def register_from_file(
 
     client = _client(uri)
     experiment = client.get_experiment_by_name(BASELINE_EXPERIMENT)
-    experiment_id = (
-        experiment.experiment_id if experiment else client.create_experiment(BASELINE_EXPERIMENT)
-    )
+    experiment_id = experiment.experiment_id if experiment else client.create_experiment(BASELINE_EXPERIMENT)
     out = []
     for provider, block in sorted(baseline.providers.items()):
         name = registered_model_name(provider)
@@ -135,9 +133,7 @@ def register_from_file(
                 + ("" if block.metrics is not None else " Not measured yet: metrics are null.")
             ),
         }
-        with mlflow.start_run(
-            experiment_id=experiment_id, run_name=f"baseline-{provider}", tags=tags
-        ) as run:
+        with mlflow.start_run(experiment_id=experiment_id, run_name=f"baseline-{provider}", tags=tags) as run:
             if block.metrics:
                 mlflow.log_metrics(dict(block.metrics))
         _ensure_model(client, name)
@@ -197,9 +193,7 @@ def promote(
     tags: Mapping[str, str] = run.data.tags
     provider = tags.get(TAG_PROVIDER, "")
     if expect_provider is not None and provider != expect_provider:
-        raise ConfigurationError(
-            f"run {run_id!r} is a run of provider {provider!r}, not {expect_provider!r}."
-        )
+        raise ConfigurationError(f"run {run_id!r} is a run of provider {provider!r}, not {expect_provider!r}.")
     baseline = load_baseline_file(baseline_path)
     if tags.get(TAG_GOLD_VERSION) != baseline.gold_version:
         raise ConfigurationError(
@@ -222,9 +216,7 @@ def promote(
     for key in gated:
         value = run.data.metrics.get(key)
         if value is None or math.isnan(value):
-            raise ConfigurationError(
-                f"run {run_id!r} has no value for gated metric {key!r}; it cannot be a baseline."
-            )
+            raise ConfigurationError(f"run {run_id!r} has no value for gated metric {key!r}; it cannot be a baseline.")
         metrics[key] = value
     enforcement = block.enforcement if block else Enforcement(tags.get(TAG_ENFORCEMENT, "manual"))
     new_block = ProviderBaseline(

@@ -56,9 +56,7 @@ class ClientReader:
 
     def baselines(self) -> list[BaselineRecord]:
         out = []
-        for model in self._client.search_registered_models(
-            filter_string="name LIKE 'extraction-eval-%'"
-        ):
+        for model in self._client.search_registered_models(filter_string="name LIKE 'extraction-eval-%'"):
             provider = provider_of_model(model.name)
             aliases = dict(model.aliases or {})
             if provider is None or BASELINE_ALIAS not in aliases:

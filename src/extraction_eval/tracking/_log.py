@@ -41,7 +41,9 @@ def _table(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
     for row in rows:
         for key, values in columns.items():
             value = row.get(key)
-            values.append(value if isinstance(value, (str, int, float, type(None))) else json.dumps(value, ensure_ascii=False))
+            values.append(
+                value if isinstance(value, (str, int, float, type(None))) else json.dumps(value, ensure_ascii=False)
+            )
     return columns
 
 
@@ -75,9 +77,7 @@ def log_eval_run(
         else:
             experiment = client.get_experiment_by_name(experiment_name)
             experiment_id = (
-                experiment.experiment_id
-                if experiment is not None
-                else client.create_experiment(experiment_name)
+                experiment.experiment_id if experiment is not None else client.create_experiment(experiment_name)
             )
             active = mlflow.start_run(experiment_id=experiment_id, run_name=run_name)
         with active as run:
@@ -94,9 +94,7 @@ def log_eval_run(
             with warnings.catch_warnings():
                 # MLflow's hints about local path sources and integer columns: not ours to fix.
                 warnings.simplefilter("ignore", UserWarning)
-                gold = from_pandas(
-                    frame, source=dataset.source, name=dataset.name, digest=dataset.digest
-                )
+                gold = from_pandas(frame, source=dataset.source, name=dataset.name, digest=dataset.digest)
                 mlflow.log_input(gold, context="evaluation")
             for path in artifacts:
                 client.log_artifact(rid, str(path))

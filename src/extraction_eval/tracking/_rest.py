@@ -75,15 +75,13 @@ class RestReader:
             if "RESOURCE_DOES_NOT_EXIST" in body:
                 return None
             raise TrackingError(
-                f"tracking server {self._uri!r} answered {response.status_code} to {method} "
-                f"{path}: {body!r}"
+                f"tracking server {self._uri!r} answered {response.status_code} to {method} {path}: {body!r}"
             )
         try:
             result: dict[str, Any] = response.json()
         except ValueError:
             raise TrackingError(
-                f"{self._uri!r} did not answer with JSON to {path}; is MLFLOW_TRACKING_URI an "
-                "MLflow server?"
+                f"{self._uri!r} did not answer with JSON to {path}; is MLFLOW_TRACKING_URI an MLflow server?"
             ) from None
         return result
 
@@ -92,9 +90,7 @@ class RestReader:
         return None if body is None else _run_record(body["run"])
 
     def newest_run(self, experiment_name: str, filter_string: str) -> RunRecord | None:
-        body = self._call(
-            "GET", "/experiments/get-by-name", params={"experiment_name": experiment_name}
-        )
+        body = self._call("GET", "/experiments/get-by-name", params={"experiment_name": experiment_name})
         if body is None:
             return None
         search = self._call(
