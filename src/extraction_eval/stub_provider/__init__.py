@@ -1,7 +1,9 @@
 """A local OpenAI-compatible provider for tests and benchmarks (standard-library HTTP only).
 
 It answers ``POST /v1/chat/completions`` for the conversations of a gold folder, recognised
-by their rendered user message, with scripted latency, failures and answer kinds.
+by their rendered user message, with scripted latency, failures and answer kinds. The
+transport is an asyncio HTTP/1.1 server (keep-alive, ``Content-Length`` bodies) whose event
+loop runs in one background daemon thread, so concurrent requests overlap their latency.
 """
 
 from ._schema_check import strict_schema_errors
