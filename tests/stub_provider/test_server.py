@@ -156,9 +156,7 @@ def sdk_chat(
         async with openai.AsyncOpenAI(
             api_key=KEY, base_url=server.base_url, max_retries=max_retries, timeout=timeout
         ) as client:
-            return await client.chat.completions.with_raw_response.create(
-                **_request(messages, **overrides)
-            )
+            return await client.chat.completions.with_raw_response.create(**_request(messages, **overrides))
 
     return asyncio.run(call())
 
@@ -249,9 +247,7 @@ CATEGORIES = ("$defs", "ExtractedMemory", "properties", "categories")
             "'not' is not permitted",
         ),
         (
-            _keyword(
-                ("$defs", "ExtractedMemory"), "dependentRequired", {"content": ["supersedes"]}
-            ),
+            _keyword(("$defs", "ExtractedMemory"), "dependentRequired", {"content": ["supersedes"]}),
             "#/$defs/ExtractedMemory",
             "'dependentRequired' is not permitted",
         ),
@@ -276,17 +272,13 @@ def test_strict_schema_rejections_name_the_path(mutate: Any, path: str, needle: 
 
 def test_strict_schema_root_must_be_an_object() -> None:
     errors = strict_schema_errors({"anyOf": [{"type": "string"}, {"type": "null"}]})
-    assert errors == [
-        "In context='#', the root schema must be of type 'object' and not use 'anyOf'."
-    ]
+    assert errors == ["In context='#', the root schema must be of type 'object' and not use 'anyOf'."]
 
 
 # --- the ok answer through the SDK -----------------------------------------------------------
 
 
-def test_ok_answer_round_trips_through_the_sdk(
-    gold_dir: Path, conversations: dict[str, Conversation]
-) -> None:
+def test_ok_answer_round_trips_through_the_sdk(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     messages = full_messages(conversations["c001"])
     with serve(gold_dir) as server:
         assert server.base_url == f"http://127.0.0.1:{server.port}/v1"
@@ -306,9 +298,7 @@ def test_ok_answer_round_trips_through_the_sdk(
         prompt_chars = len(system_prompt()) + len(messages[1]["content"])
         assert completion.usage.prompt_tokens == prompt_chars // 4
         assert completion.usage.completion_tokens == len(choice.message.content) // 4
-        assert completion.usage.total_tokens == (
-            completion.usage.prompt_tokens + completion.usage.completion_tokens
-        )
+        assert completion.usage.total_tokens == (completion.usage.prompt_tokens + completion.usage.completion_tokens)
         assert server.attempts("c001") == 1
         assert server.attempts("c002") == 0
         (record,) = server.requests
@@ -326,9 +316,7 @@ def test_negative_conversation_answers_an_empty_list_on_the_short_path(
     gold_dir: Path, conversations: dict[str, Conversation]
 ) -> None:
     with serve(gold_dir) as server:
-        response = http_post(
-            server, _request(full_messages(conversations["c003"])), path="/chat/completions"
-        )
+        response = http_post(server, _request(full_messages(conversations["c003"])), path="/chat/completions")
     assert response.status_code == 200
     assert json.loads(response.json()["choices"][0]["message"]["content"]) == {"memories": []}
 
@@ -393,9 +381,7 @@ def test_models_lists_the_accepted_names(gold_dir: Path) -> None:
     assert [m["id"] for m in response.json()["data"]] == ["gpt-4o-mini", "stub-a"]
 
 
-def test_strict_schema_violation_is_400_like_openai(
-    gold_dir: Path, conversations: dict[str, Conversation]
-) -> None:
+def test_strict_schema_violation_is_400_like_openai(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     schema = batch_extraction_schema()
     del schema["$defs"]["ExtractedMemory"]["additionalProperties"]
     bad_format = {
@@ -428,9 +414,7 @@ def test_strict_schema_violation_is_400_like_openai(
 # --- scripted failures -----------------------------------------------------------------------
 
 
-def test_429_carries_retry_after_then_answers(
-    gold_dir: Path, conversations: dict[str, Conversation]
-) -> None:
+def test_429_carries_retry_after_then_answers(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     script = one_conversation({"fail_first": [429], "retry_after_s": 0.25})
     body = _request(full_messages(conversations["c001"]))
     with serve(gold_dir, script) as server:
@@ -443,9 +427,7 @@ def test_429_carries_retry_after_then_answers(
     assert second.status_code == 200
 
 
-def test_sdk_sees_429_and_500_then_succeeds(
-    gold_dir: Path, conversations: dict[str, Conversation]
-) -> None:
+def test_sdk_sees_429_and_500_then_succeeds(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     script = one_conversation({"fail_first": [429, 500]})
     messages = full_messages(conversations["c001"])
     with serve(gold_dir, script) as server:
@@ -459,9 +441,7 @@ def test_sdk_sees_429_and_500_then_succeeds(
     assert caught.value.body["type"] == "server_error"  # type: ignore[index]
 
 
-def test_sdk_retries_honour_retry_after(
-    gold_dir: Path, conversations: dict[str, Conversation]
-) -> None:
+def test_sdk_retries_honour_retry_after(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     script = one_conversation({"fail_first": [429, 429], "retry_after_s": 0.05})
     with serve(gold_dir, script) as server:
         raw = sdk_chat(server, full_messages(conversations["c001"]), max_retries=2)
@@ -469,9 +449,7 @@ def test_sdk_retries_honour_retry_after(
     assert raw.status_code == 200
 
 
-def test_drop_closes_without_a_response(
-    gold_dir: Path, conversations: dict[str, Conversation]
-) -> None:
+def test_drop_closes_without_a_response(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     body = _request(full_messages(conversations["c001"]))
     with serve(gold_dir, one_conversation({"fail_first": ["drop", "drop"]})) as server:
         with pytest.raises(httpx.RemoteProtocolError):
@@ -482,9 +460,7 @@ def test_drop_closes_without_a_response(
         assert server.attempts("c001") == 3
 
 
-def test_hang_times_the_client_out_then_closes(
-    gold_dir: Path, conversations: dict[str, Conversation]
-) -> None:
+def test_hang_times_the_client_out_then_closes(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     script = one_conversation({"fail_first": ["hang", "hang"], "hang_s": 0.4})
     body = _request(full_messages(conversations["c001"]))
     with serve(gold_dir, script) as server:
@@ -499,9 +475,7 @@ def test_hang_times_the_client_out_then_closes(
         assert http_post(server, body).status_code == 200
 
 
-def test_close_cuts_a_hanging_request(
-    gold_dir: Path, conversations: dict[str, Conversation]
-) -> None:
+def test_close_cuts_a_hanging_request(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     body = _request(full_messages(conversations["c001"]))
     server = serve(gold_dir, one_conversation({"fail_first": ["hang"], "hang_s": 30})).start()
     outcome: list[BaseException] = []
@@ -549,11 +523,7 @@ def test_invalid_json_answer(gold_dir: Path, conversations: dict[str, Conversati
 def test_schema_invalid_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     content = _answer(gold_dir, conversations["c001"], "schema_invalid").parse().choices[0]
     data = json.loads(content.message.content)
-    assert data == {
-        "memories": [
-            {"content": "User lives in Lisbon.", "categories": ["factual"], "supersedes": None}
-        ]
-    }
+    assert data == {"memories": [{"content": "User lives in Lisbon.", "categories": ["factual"], "supersedes": None}]}
     with pytest.raises(ValidationError, match="temporal_kind"):
         BatchExtractionResult.model_validate(data)
 
@@ -592,9 +562,7 @@ def test_echo_key_answer(gold_dir: Path, conversations: dict[str, Conversation])
 # --- attempt counting and scripts ------------------------------------------------------------
 
 
-def test_fail_first_is_counted_per_conversation(
-    gold_dir: Path, conversations: dict[str, Conversation]
-) -> None:
+def test_fail_first_is_counted_per_conversation(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     script = {
         "default": {"fail_first": [500]},
         "conversations": {"c001": {"fail_first": [503, 429]}},
@@ -684,9 +652,7 @@ def test_module_entry_point_serves_and_stops_on_sigterm(
         headers = {"Authorization": f"Bearer {KEY}"}
         url = f"http://127.0.0.1:{port}/v1/chat/completions"
         ok = httpx.post(url, json=_request(full_messages(conversations["c001"])), headers=headers)
-        refused = httpx.post(
-            url, json=_request(full_messages(conversations["c002"])), headers=headers
-        )
+        refused = httpx.post(url, json=_request(full_messages(conversations["c002"])), headers=headers)
         proc.send_signal(signal.SIGTERM)
         stdout, stderr = proc.communicate(timeout=10)
     finally:
@@ -695,7 +661,5 @@ def test_module_entry_point_serves_and_stops_on_sigterm(
             proc.communicate()
     assert proc.returncode == 0, stderr
     assert stdout.decode().splitlines() == [f"listening on http://127.0.0.1:{port}/v1", "stopped"]
-    assert json.loads(ok.json()["choices"][0]["message"]["content"]) == {
-        "memories": _expected("c001")
-    }
+    assert json.loads(ok.json()["choices"][0]["message"]["content"]) == {"memories": _expected("c001")}
     assert refused.json()["choices"][0]["message"]["refusal"] == "I can't help with that."

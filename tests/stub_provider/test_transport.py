@@ -145,9 +145,7 @@ def test_connection_close_is_honoured(server: StubProviderServer) -> None:
 def test_http_1_0_closes_unless_it_asks_for_keep_alive(server: StubProviderServer) -> None:
     sock, stream = connect(server)
     with sock, stream:
-        keep_alive = raw_request(
-            "GET", "/health", None, "Connection: keep-alive", version="HTTP/1.0"
-        )
+        keep_alive = raw_request("GET", "/health", None, "Connection: keep-alive", version="HTTP/1.0")
         sock.sendall(keep_alive)
         kept = read_response(stream)
         sock.sendall(raw_request("GET", "/health", version="HTTP/1.0"))
@@ -157,9 +155,7 @@ def test_http_1_0_closes_unless_it_asks_for_keep_alive(server: StubProviderServe
     assert (closed[0], closed[1]["connection"]) == (200, "close")
 
 
-def test_expect_100_continue(
-    server: StubProviderServer, conversations: dict[str, Conversation]
-) -> None:
+def test_expect_100_continue(server: StubProviderServer, conversations: dict[str, Conversation]) -> None:
     full = raw_request(
         "POST",
         "/v1/chat/completions",
@@ -288,9 +284,7 @@ def test_a_burst_of_32_concurrent_requests_overlaps_its_latency(
     assert elapsed < 1.0
 
 
-def test_close_interrupts_a_latency_sleep(
-    gold_dir: Path, conversations: dict[str, Conversation]
-) -> None:
+def test_close_interrupts_a_latency_sleep(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     body = _request(full_messages(conversations["c001"]))
     server = StubProviderServer(gold_dir, script={"default": {"latency_ms": 30_000}}).start()
     outcome: list[BaseException] = []

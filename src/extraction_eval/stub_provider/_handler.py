@@ -93,9 +93,7 @@ def request_problem(body: Any) -> tuple[str, str] | None:
     if spec.get("strict") is True:
         errors = strict_schema_errors(spec.get("schema"))
         if errors:
-            return f"Invalid schema for response_format '{name}': " + " ".join(errors), (
-                "response_format"
-            )
+            return f"Invalid schema for response_format '{name}': " + " ".join(errors), ("response_format")
     return None
 
 
@@ -166,9 +164,7 @@ async def scripted(
     if isinstance(failure, int):
         extra = (("Retry-After", f"{behavior.retry_after_s:g}"),) if failure == 429 else ()
         return Reply(failure, status_error(failure), serial, extra)
-    content, refusal, finish = answer_message(
-        behavior.answer, stub.answers.get(cid, []), api_key=key
-    )
+    content, refusal, finish = answer_message(behavior.answer, stub.answers.get(cid, []), api_key=key)
     completion = completion_body(
         request_id=f"chatcmpl-stub-{serial}",
         model=body["model"],

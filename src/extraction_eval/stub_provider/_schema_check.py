@@ -63,9 +63,7 @@ class _Checker:
         types = raw if isinstance(raw, list) else [raw]
         for name in types:
             if name not in ALLOWED_TYPES:
-                self.err(
-                    path, f"type {name!r} is not supported; use one of {sorted(ALLOWED_TYPES)!r}."
-                )
+                self.err(path, f"type {name!r} is not supported; use one of {sorted(ALLOWED_TYPES)!r}.")
         return [t for t in types if isinstance(t, str)]
 
     def check_object(self, path: str, node: Mapping[str, Any], depth: int) -> None:
@@ -149,7 +147,6 @@ def strict_schema_errors(schema: Any) -> list[str]:
     if checker.properties > MAX_PROPERTIES:
         checker.err(
             "#",
-            f"the schema has {checker.properties} properties; at most "
-            f"{MAX_PROPERTIES} are allowed.",
+            f"the schema has {checker.properties} properties; at most {MAX_PROPERTIES} are allowed.",
         )
     return checker.errors

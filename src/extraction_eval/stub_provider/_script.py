@@ -42,9 +42,7 @@ class Behavior:
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWERS:
-            raise ConfigurationError(
-                f"stub script: answer {self.answer!r} is unknown; use one of {list(ANSWERS)!r}."
-            )
+            raise ConfigurationError(f"stub script: answer {self.answer!r} is unknown; use one of {list(ANSWERS)!r}.")
         for failure in self.fail_first:
             ok_status = isinstance(failure, int) and not isinstance(failure, bool)
             if ok_status and 400 <= int(failure) <= 599:
@@ -65,15 +63,11 @@ class Behavior:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(raw) - known)
         if unknown:
-            raise ConfigurationError(
-                f"stub script: unknown behaviour key(s) {unknown!r}; use {sorted(known)!r}."
-            )
+            raise ConfigurationError(f"stub script: unknown behaviour key(s) {unknown!r}; use {sorted(known)!r}.")
         values = dict(raw)
         if "fail_first" in values:
             if not isinstance(values["fail_first"], list | tuple):
-                raise ConfigurationError(
-                    f"stub script: fail_first must be a list, got {values['fail_first']!r}."
-                )
+                raise ConfigurationError(f"stub script: fail_first must be a list, got {values['fail_first']!r}.")
             values["fail_first"] = tuple(values["fail_first"])
         return cls(**values)
 
@@ -99,16 +93,13 @@ class StubScript:
         unknown = sorted(set(raw) - {"default", "conversations"})
         if unknown:
             raise ConfigurationError(
-                f"stub script: unknown top-level key(s) {unknown!r}; use 'default' and "
-                "'conversations'."
+                f"stub script: unknown top-level key(s) {unknown!r}; use 'default' and 'conversations'."
             )
         default_raw = dict(raw.get("default") or {})
         per = raw.get("conversations") or {}
         return cls(
             default=Behavior.from_dict(default_raw),
-            conversations={
-                cid: Behavior.from_dict({**default_raw, **dict(b)}) for cid, b in per.items()
-            },
+            conversations={cid: Behavior.from_dict({**default_raw, **dict(b)}) for cid, b in per.items()},
         )
 
     @classmethod
@@ -163,9 +154,7 @@ def gold_answer_set(gold: GoldSet) -> AnswerSet:
     }
 
 
-def coerce_answers(
-    value: Mapping[str, Sequence[Mapping[str, Any]]] | Path | str | None, gold: GoldSet
-) -> AnswerSet:
+def coerce_answers(value: Mapping[str, Sequence[Mapping[str, Any]]] | Path | str | None, gold: GoldSet) -> AnswerSet:
     if value is None:
         return gold_answer_set(gold)
     if isinstance(value, Mapping):

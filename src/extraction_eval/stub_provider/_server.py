@@ -109,14 +109,10 @@ class StubProviderServer:
             raise RuntimeError("stub provider already started")
         self.stop_event.clear()
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.create_server(
-            (self.host, self._requested_port), family=family, backlog=LISTEN_BACKLOG
-        )
+        sock = socket.create_server((self.host, self._requested_port), family=family, backlog=LISTEN_BACKLOG)
         ready = threading.Event()
         failed: list[BaseException] = []
-        thread = threading.Thread(
-            target=self._run, args=(sock, ready, failed), name="stub-provider", daemon=True
-        )
+        thread = threading.Thread(target=self._run, args=(sock, ready, failed), name="stub-provider", daemon=True)
         thread.start()
         ready.wait()
         if failed:
@@ -141,9 +137,7 @@ class StubProviderServer:
         self._thread = self._loop = self._stopping = None
         self._port = None
 
-    def _run(
-        self, sock: socket.socket, ready: threading.Event, failed: list[BaseException]
-    ) -> None:
+    def _run(self, sock: socket.socket, ready: threading.Event, failed: list[BaseException]) -> None:
         """The loop thread: serve until close(), then cut every connection."""
         try:
             asyncio.run(self._main(sock, ready))
@@ -238,9 +232,7 @@ class StubProviderServer:
         await writer.drain()
         return keep_alive
 
-    async def _refuse(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, exc: ProtocolError
-    ) -> None:
+    async def _refuse(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, exc: ProtocolError) -> None:
         """Answer a malformed request in OpenAI's error shape, then close gracefully."""
         body = dumps(error_body(exc.message))
         headers = [("Content-Type", "application/json")]
@@ -317,9 +309,7 @@ class StubProviderServer:
             if conversation_id is not None:
                 self._attempts[conversation_id] += 1
                 attempt = self._attempts[conversation_id]
-            self._requests.append(
-                RecordedRequest(method, path, headers, body, conversation_id, attempt, time.time())
-            )
+            self._requests.append(RecordedRequest(method, path, headers, body, conversation_id, attempt, time.time()))
             return attempt, f"{self._serial:06d}"
 
 
