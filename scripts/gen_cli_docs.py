@@ -21,6 +21,7 @@ COMMANDS = [
     ["baseline", "promote"],
     ["baseline", "refresh"],
     ["gold", "validate"],
+    ["gold", "review"],
     ["cassettes", "oracle"],
     ["oracle-gate"],
 ]

@@ -37,7 +37,7 @@ def resolve_rev(root: Path, rev: str) -> str:
     if proc.returncode != 0:
         raise ConfigurationError(
             f"git revision {rev!r} is not known in {root}: {proc.stderr.decode().strip()}. "
-            "Fetch it first (in CI: actions/checkout with fetch-depth: 0) or pass another --from-rev."
+            "Fetch it first (in CI: actions/checkout with fetch-depth: 0) or pass another revision."
         )
     return proc.stdout.decode().strip()
 

@@ -127,7 +127,7 @@ def test_eval_seed_gate_and_every_failure(
 
     # 8. fail-closed: another matcher, a missing gated metric, a provider with no baseline
     for name, changes, message in (
-        ("matcher", {"matcher": "embedding@2"}, "matcher 'keyed-dice@1' but the baseline has 'embedding@2'"),
+        ("matcher", {"matcher": "embedding@2"}, "matcher 'keyed-dice@2' but the baseline has 'embedding@2'"),
         ("metric", {"gated_metrics": ["macro/recall", "recall/nonexistent"]}, "missing or NaN"),
     ):
         variant = write_baseline(tiny_gold, tmp_path / f"variant-{name}", **changes)

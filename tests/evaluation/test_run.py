@@ -46,7 +46,7 @@ def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_pat
         "model": "gpt-4o-mini",
         "mode": "cassette",
         "subset": "full",
-        "matcher": "keyed-dice@1",
+        "matcher": "keyed-dice@2",
         "git_dirty": "unknown",
         "contract_override": "false",
         "run_kind": "eval",

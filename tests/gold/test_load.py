@@ -123,7 +123,7 @@ def test_missing_and_extra_fields(gold: Path) -> None:
     with pytest.raises(GoldDataError) as info:
         load_gold(gold, require_manifest=False)
     assert "field 'supersedes' is missing; add the field 'supersedes'" in str(info.value)
-    assert "field 'confidence' is not part of a expected memory" in str(info.value)
+    assert "field 'confidence' is not part of an expected memory" in str(info.value)
 
 
 def test_bad_session_date(gold: Path) -> None:

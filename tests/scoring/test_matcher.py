@@ -13,7 +13,7 @@ def sim(a: str, b: str) -> float:
 
 def test_identity_and_protocol() -> None:
     assert isinstance(DEFAULT_MATCHER, Matcher)
-    assert matcher_id(DEFAULT_MATCHER) == "keyed-dice@1"
+    assert matcher_id(DEFAULT_MATCHER) == "keyed-dice@2"
     assert DEFAULT_MATCHER.threshold == 0.5
 
 

@@ -99,5 +99,25 @@ def test_promote_moves_the_alias_and_rewrites_the_file(tiny_gold: Path, local_st
     assert version.run_id == run_id and str(version.version) == "2"
     block = json.loads((tiny_gold / "baseline_results.json").read_text())["providers"]["openai"]
     assert block["mlflow_run_id"] == run_id and block["cassette_kind"] == "oracle_aligned_expected_json"
-    assert block["matcher"] == "keyed-dice@1" and block["subset"] == "full" and block["enforcement"] == "ci"
+    assert block["matcher"] == "keyed-dice@2" and block["subset"] == "full" and block["enforcement"] == "ci"
     assert set(block["metrics"]) == set(block["gated_metrics"])
+
+
+def test_the_gate_shows_every_change_to_the_baseline_file_for_review(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+    runner = CliRunner()
+    assert runner.invoke(app, ["baseline", "register", "--gold", str(tiny_gold)]).exit_code == 0
+    assert runner.invoke(app, ["run", "--gold", str(tiny_gold), "--output-dir", str(tmp_path / "o")]).exit_code == 0
+    path = tiny_gold / "baseline_results.json"
+    data = json.loads(path.read_text())
+    block = data["providers"]["openai"]
+    block["gated_metrics"] = block["gated_metrics"][:-1]  # drop temporal_accuracy from the gate
+    del block["metrics"]["temporal_accuracy"]
+    block["model"] = "gpt-4o"
+    block["matcher"] = "embedding@1"
+    path.write_text(json.dumps(data))
+    gate = runner.invoke(app, ["gate", "--output-dir", str(tmp_path / "o"), "--gold", str(tiny_gold)])
+    assert gate.exit_code == 0, gate.output  # the registered bar decides; the edit is shown, not used
+    note = gate.output.split("**Review:**", 1)[1]
+    assert 'model "gpt-4o-mini" -> "gpt-4o"' in note
+    assert 'matcher "keyed-dice@2" -> "embedding@1"' in note
+    assert "gated_metrics [" in note and "`temporal_accuracy` 1.0000 -> null" in note

@@ -32,14 +32,7 @@ def live_comparison(result: RunResult, gold_dir: Path) -> str | None:
         result.logged.experiment_id,
         result.logged.status,
         0,
-        {
-            "provider": result.plan.provider.value,
-            "model": result.plan.model,
-            "mode": result.plan.mode.value,
-            "cassette_kind": result.cassette_kind.value,
-            "subset": result.plan.subset.value,
-            "enforcement": result.plan.enforcement.value,
-        },
+        dict(result.tags),
         dict(result.metrics),
     )
     markdown = render_markdown(GateResult(Verdict.REPORT_ONLY, reasons, run, None, rows), heading="live run comparison")

@@ -83,6 +83,7 @@ class RunResult:
     override: bool
     failed: bool
     notes: tuple[str, ...]
+    tags: dict[str, str] = field(default_factory=dict)
 
 
 def replay_records(cassettes: dict[str, Cassette]) -> dict[str, CallRecord]:
@@ -304,7 +305,7 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
             "tags": tags,
         },
     )
-    return RunResult(plan, logged, metrics, report, kind, override, failed, tuple(notes))
+    return RunResult(plan, logged, metrics, report, kind, override, failed, tuple(notes), tags)
 
 
 def summary_lines(result: RunResult) -> list[str]:

@@ -132,9 +132,32 @@ def render_markdown(result: GateResult, *, baseline_note: str = "", heading: str
     return "\n".join(lines) + "\n"
 
 
+def _registered_block(baseline: BaselineRecord) -> dict[str, object]:
+    """The registered baseline in the shape of a baseline_results.json provider block."""
+    tags = baseline.tags
+    measured = tags.get("measured") != "false" and baseline.run is not None
+    gated = list(baseline.gated_metrics)
+    run_metrics = baseline.run.metrics if baseline.run is not None else {}
+    metrics = {k: run_metrics[k] for k in gated if k in run_metrics} if measured else None
+    kind = tags.get(TAG_CASSETTE_KIND)
+    return {
+        "model": tags.get(TAG_MODEL),
+        "enforcement": baseline.enforcement,
+        "cassette_kind": None if kind in (None, "unmeasured") else kind,
+        "subset": tags.get("subset"),
+        "matcher": tags.get("matcher") or None,
+        "gated_metrics": gated,
+        "metrics": metrics,
+    }
+
+
+def _fmt_value(value: object) -> str:
+    return f"{value:.4f}" if isinstance(value, float) else json.dumps(value)
+
+
 def baseline_file_note(gold_dir: Path, baseline: BaselineRecord | None) -> str:
-    """Point out a baseline file in this tree that differs from the registered baseline."""
-    if baseline is None or baseline.run is None:
+    """Point out every way this tree's baseline file differs from the registered baseline."""
+    if baseline is None:
         return ""
     path = gold_dir / "baseline_results.json"
     if not path.is_file():
@@ -142,15 +165,22 @@ def baseline_file_note(gold_dir: Path, baseline: BaselineRecord | None) -> str:
     try:
         block = json.loads(path.read_text(encoding="utf-8"))["providers"][baseline.provider]
     except (ValueError, KeyError, TypeError):
-        return f"Note: {path} has no block for provider {baseline.provider!r}."
-    tree_metrics = block.get("metrics") or {}
+        return f"**Review:** {path} in this tree has no block for provider {baseline.provider!r}."
+    registered = _registered_block(baseline)
     changed = []
-    for key in baseline.gated_metrics:
-        registered = baseline.run.metrics.get(key)
-        if key in tree_metrics and registered is not None and round(tree_metrics[key] - registered, 9) != 0:
-            changed.append(f"`{key}` {registered:.4f} -> {tree_metrics[key]:.4f}")
-    if block.get("enforcement") != baseline.enforcement:
-        changed.append(f"enforcement `{baseline.enforcement}` -> `{block.get('enforcement')}`")
+    for field_name, before in registered.items():
+        after = block.get(field_name)
+        if field_name == "metrics":
+            if (before is None) != (after is None):
+                changed.append(f"metrics {'null' if before is None else 'set'} -> {'null' if after is None else 'set'}")
+            old: dict[str, float] = dict(before or {})  # type: ignore[call-overload]
+            new: dict[str, float] = dict(after or {})
+            for key in sorted(set(old) | set(new)):
+                a, b = old.get(key), new.get(key)
+                if a is None or b is None or round(float(b) - float(a), 9) != 0:
+                    changed.append(f"`{key}` {_fmt_value(a)} -> {_fmt_value(b)}")
+        elif (list(after) if isinstance(after, list) else after) != before:
+            changed.append(f"{field_name} {_fmt_value(before)} -> {_fmt_value(after)}")
     if not changed:
         return ""
     return (

@@ -42,6 +42,10 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     return out or "(row)"
 
 
+def _article(noun: str) -> str:
+    return "an" if noun[:1] in "aeiou" else "a"
+
+
 def format_validation_error(where: str, exc: ValidationError, *, what: str) -> str:
     """One message per pydantic error: location, field, the bad value, the fix."""
     lines = []
@@ -50,11 +54,13 @@ def format_validation_error(where: str, exc: ValidationError, *, what: str) -> s
         name = _field_path(loc)
         top = next((p for p in loc if isinstance(p, str)), "")
         if err["type"] == "missing":
-            fix = f"add the field {top!r} (every field of a {what} is required)"
+            fix = f"add the field {top!r} (every field of {_article(what)} {what} is required)"
             lines.append(f"{where}: field {name!r} is missing; {fix}.")
             continue
         if err["type"] == "extra_forbidden":
-            lines.append(f"{where}: field {name!r} is not part of a {what}; remove it or fix its spelling.")
+            lines.append(
+                f"{where}: field {name!r} is not part of {_article(what)} {what}; remove it or fix its spelling."
+            )
             continue
         fix = _FIXES.get(top, "see docs/data-format.md")
         value = err.get("input")

@@ -167,11 +167,12 @@ def _record_cassettes(plan, gold, provider, redactor, policy, budget, options) -
             previous=gold.manifest,
             version=gold.version,
         )
-        write_manifest(gold.path / MANIFEST_FILE, manifest, gold.manifest)
+        written = write_manifest(gold.path / MANIFEST_FILE, manifest, gold.manifest)
         notes.append(
-            f"{MANIFEST_FILE} refreshed: cassette_kind live_openai_recorded, prompt "
-            f"{manifest.prompt_sha256[:12]}…, schema {manifest.schema_sha256[:12]}…. Re-run "
-            "`run --mode cassette`, then `baseline promote` that run for review."
+            f"{MANIFEST_FILE} {'refreshed' if written else 'already up to date'}: cassette_kind "
+            f"live_openai_recorded, prompt {manifest.prompt_sha256[:12]}…, schema "
+            f"{manifest.schema_sha256[:12]}…. Re-run `run --mode cassette`, then `baseline promote` "
+            "that run for review."
         )
     else:
         missing = [cid for cid in order if cid not in keep and cid not in new]

@@ -1,6 +1,7 @@
 """Content matchers: when does a predicted memory say the same thing as an expected one.
 
-The default, ``keyed-dice@1``, is deterministic and conservative (docs/matcher.md):
+The default, ``keyed-dice@2``, is deterministic and conservative (docs/matcher.md);
+version 1, never used for a published number, lacked rule 4. The rules:
 
 1. Text that is equal after normalisation (Unicode NFKC, case folding, punctuation
    removed, white space collapsed) has similarity 1.0.
@@ -304,7 +305,7 @@ class KeyedDiceMatcher:
     """The default matcher (see the module docstring and docs/matcher.md)."""
 
     name: str = "keyed-dice"
-    version: str = "1"
+    version: str = "2"
     threshold: float = 0.5
 
     def similarity(self, a: str, b: str) -> float:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 from .._exceptions import ConfigurationError, TrackingError
 from .._jsonio import write_json
 from ..gold import BaselineFile, ProviderBaseline
-from ..vocab import CassetteKind, Enforcement, Subset
+from ..vocab import CassetteKind, Enforcement, Mode, Subset
 from ._names import (
     BASELINE_ALIAS,
     BASELINE_EXPERIMENT,
@@ -26,6 +27,7 @@ from ._names import (
     TAG_GATED,
     TAG_GOLD_VERSION,
     TAG_MATCHER,
+    TAG_MODE,
     TAG_MODEL,
     TAG_NOTE,
     TAG_OVERRIDE,
@@ -98,7 +100,7 @@ def register_from_file(
     replace: bool,
 ) -> list[Registered]:
     """Seed each provider's baseline from the reviewed file, as a run tagged with its origin."""
-    import mlflow
+    from mlflow.entities import Metric
 
     client = _client(uri)
     experiment = client.get_experiment_by_name(BASELINE_EXPERIMENT)
@@ -133,9 +135,12 @@ def register_from_file(
                 + ("" if block.metrics is not None else " Not measured yet: metrics are null.")
             ),
         }
-        with mlflow.start_run(experiment_id=experiment_id, run_name=f"baseline-{provider}", tags=tags) as run:
-            if block.metrics:
-                mlflow.log_metrics(dict(block.metrics))
+        # The client, not the fluent API: the fluent tracking URI is process-global state.
+        run = client.create_run(experiment_id, tags=tags, run_name=f"baseline-{provider}")
+        if block.metrics:
+            now = int(time.time() * 1000)
+            client.log_batch(run.info.run_id, metrics=[Metric(k, float(v), now, 0) for k, v in block.metrics.items()])
+        client.set_terminated(run.info.run_id, "FINISHED")
         _ensure_model(client, name)
         version = client.create_model_version(
             name,
@@ -160,6 +165,11 @@ def _check_promotable(run: Any, run_id: str, *, manual_refresh: bool) -> None:
         problems.append("it ran past contract drift (contract_override=true)")
     if tags.get(TAG_SUBSET) != Subset.FULL.value:
         problems.append(f"it covers subset {tags.get(TAG_SUBSET)!r}; a baseline covers 'full'")
+    if tags.get(TAG_MODE) == Mode.RECORD.value:
+        problems.append(
+            "it is a record run (a new evidence event, never gated): run `run --mode cassette` on the "
+            "recorded cassettes and promote that run"
+        )
     live = tags.get(TAG_CASSETTE_KIND) == CassetteKind.LIVE_CALL.value
     if live and not manual_refresh:
         problems.append(
