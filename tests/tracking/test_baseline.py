@@ -103,7 +103,9 @@ def test_promote_moves_the_alias_and_rewrites_the_file(tiny_gold: Path, local_st
     assert set(block["metrics"]) == set(block["gated_metrics"])
 
 
-def test_the_gate_shows_every_change_to_the_baseline_file_for_review(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+def test_the_gate_shows_every_change_to_the_baseline_file_for_review(
+    tiny_gold: Path, local_store: str, tmp_path: Path
+) -> None:
     runner = CliRunner()
     assert runner.invoke(app, ["baseline", "register", "--gold", str(tiny_gold)]).exit_code == 0
     assert runner.invoke(app, ["run", "--gold", str(tiny_gold), "--output-dir", str(tmp_path / "o")]).exit_code == 0

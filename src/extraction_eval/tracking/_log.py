@@ -1,10 +1,16 @@
-"""Log one evaluation as one MLflow run: tags, params, metrics in one batch, dataset, artifacts."""
+"""Log one evaluation as one MLflow run: tags, params, metrics in one batch, dataset, artifacts.
+
+Only ``MlflowClient`` is used, never the fluent API: the fluent tracking URI and
+active run are process-global state, and its start-up (context providers, pandas
+for datasets and tables) costs seconds that the eval does not need.
+"""
 
 from __future__ import annotations
 
+import getpass
 import json
+import tempfile
 import time
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +18,8 @@ from typing import Any
 
 from .._exceptions import TrackingError
 from ._names import TAG_NOTE
+
+TABLE_FILE = "per_conversation_table.json"
 
 
 @dataclass(frozen=True)
@@ -33,18 +41,35 @@ class LoggedRun:
     status: str
 
 
-def _table(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
-    columns: dict[str, list[Any]] = {}
+def table_json(rows: Sequence[Mapping[str, Any]]) -> str:
+    """MLflow's table artifact format (pandas ``orient="split"``); nested values as JSON text."""
+    columns: list[str] = []
     for row in rows:
-        for key in row:
-            columns.setdefault(key, [])
-    for row in rows:
-        for key, values in columns.items():
-            value = row.get(key)
-            values.append(
-                value if isinstance(value, (str, int, float, type(None))) else json.dumps(value, ensure_ascii=False)
-            )
-    return columns
+        columns.extend(k for k in row if k not in columns)
+    data = [
+        [
+            value if isinstance(value, (str, int, float, type(None))) else json.dumps(value, ensure_ascii=False)
+            for value in (row.get(c) for c in columns)
+        ]
+        for row in rows
+    ]
+    return json.dumps({"columns": columns, "data": data}, ensure_ascii=False)
+
+
+def _dataset_entity(dataset: DatasetInfo) -> Any:
+    from mlflow.entities import Dataset
+
+    columns = sorted({k for row in dataset.rows for k in row})
+    types = {k: "long" if all(isinstance(r.get(k), int) for r in dataset.rows) else "string" for k in columns}
+    schema = {"mlflow_colspec": [{"type": types[c], "name": c, "required": True} for c in columns]}
+    return Dataset(
+        name=dataset.name,
+        digest=dataset.digest,
+        source_type="local",
+        source=json.dumps({"uri": dataset.source}),
+        schema=json.dumps(schema),
+        profile=json.dumps({"num_rows": len(dataset.rows), "num_elements": len(dataset.rows) * len(columns)}),
+    )
 
 
 def log_eval_run(
@@ -63,47 +88,50 @@ def log_eval_run(
     failed: bool,
 ) -> LoggedRun:
     """Create (or, under ``mlflow run``, continue) the run and log everything to it."""
-    import mlflow
-    import pandas as pd
-    from mlflow.data.pandas_dataset import from_pandas
-    from mlflow.entities import Metric, Param, RunTag
+    from mlflow import MlflowClient
+    from mlflow.entities import DatasetInput, InputTag, Metric, Param, RunTag
     from mlflow.exceptions import MlflowException
 
     try:
-        mlflow.set_tracking_uri(tracking_uri)
-        client = mlflow.MlflowClient(tracking_uri=tracking_uri)
+        client = MlflowClient(tracking_uri=tracking_uri)
         if run_id is not None:
-            active = mlflow.start_run(run_id=run_id)
+            experiment_id = client.get_run(run_id).info.experiment_id
+            rid = run_id
         else:
             experiment = client.get_experiment_by_name(experiment_name)
             experiment_id = (
                 experiment.experiment_id if experiment is not None else client.create_experiment(experiment_name)
             )
-            active = mlflow.start_run(experiment_id=experiment_id, run_name=run_name)
-        with active as run:
-            rid = run.info.run_id
-            now = int(time.time() * 1000)
-            all_tags = {**tags, TAG_NOTE: description}
-            client.log_batch(
-                rid,
-                metrics=[Metric(k, float(v), now, 0) for k, v in sorted(metrics.items())],
-                params=[Param(k, v) for k, v in sorted(params.items())],
-                tags=[RunTag(k, v) for k, v in sorted(all_tags.items())],
-            )
-            frame = pd.DataFrame(list(dataset.rows))
-            with warnings.catch_warnings():
-                # MLflow's hints about local path sources and integer columns: not ours to fix.
-                warnings.simplefilter("ignore", UserWarning)
-                gold = from_pandas(frame, source=dataset.source, name=dataset.name, digest=dataset.digest)
-                mlflow.log_input(gold, context="evaluation")
-            for path in artifacts:
-                client.log_artifact(rid, str(path))
-            mlflow.log_table(_table(table_rows), artifact_file="per_conversation_table.json", run_id=rid)
-            experiment_id = run.info.experiment_id
-            status = "FAILED" if failed else "FINISHED"
-            mlflow.end_run(status=status)
-        found = client.get_experiment(experiment_id)
-        return LoggedRun(rid, experiment_id, found.name, tracking_uri, status)
+            source_tags = {
+                "mlflow.user": getpass.getuser(),
+                "mlflow.source.name": "extraction-eval",
+                "mlflow.source.type": "LOCAL",
+            }
+            rid = client.create_run(experiment_id, run_name=run_name, tags=source_tags).info.run_id
+        now = int(time.time() * 1000)
+        all_tags = {
+            **tags,
+            TAG_NOTE: description,
+            "mlflow.loggedArtifacts": json.dumps([{"path": TABLE_FILE, "type": "table"}]),
+        }
+        client.log_batch(
+            rid,
+            metrics=[Metric(k, float(v), now, 0) for k, v in sorted(metrics.items())],
+            params=[Param(k, v) for k, v in sorted(params.items())],
+            tags=[RunTag(k, v) for k, v in sorted(all_tags.items())],
+        )
+        client.log_inputs(
+            rid, datasets=[DatasetInput(_dataset_entity(dataset), tags=[InputTag("mlflow.data.context", "evaluation")])]
+        )
+        for path in artifacts:
+            client.log_artifact(rid, str(path))
+        with tempfile.TemporaryDirectory() as tmp:
+            table = Path(tmp) / TABLE_FILE
+            table.write_text(table_json(table_rows), encoding="utf-8")
+            client.log_artifact(rid, str(table))
+        status = "FAILED" if failed else "FINISHED"
+        client.set_terminated(rid, status)
+        return LoggedRun(rid, experiment_id, client.get_experiment(experiment_id).name, tracking_uri, status)
     except MlflowException as exc:
         raise TrackingError(
             f"MLflow at {tracking_uri!r} refused the run: {exc.message}. Check "
