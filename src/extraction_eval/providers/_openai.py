@@ -70,8 +70,8 @@ class ChatCompletionsProvider:
     async def complete(self, conversation: Conversation) -> ProviderAnswer:
         started = time.perf_counter()
         # The SDK's low-level `post` with the body `chat.completions.create` would send, read
-        # as a raw response: the resource method's recursive parameter transform (~4 ms of CPU
-        # per call) and the pydantic response model (~1 ms) capped throughput well below
+        # as a raw response: the resource method's recursive parameter transform and the
+        # pydantic response model (2-3.5 ms of CPU per call together, docs/decisions.md) capped throughput below
         # concurrency / latency. Auth, timeouts and error mapping stay the SDK's.
         response: httpx.Response = await self._client.post(
             "/chat/completions",
