@@ -26,6 +26,17 @@ def _write(path: Path, lines: list[str], *, newline: bool = True) -> None:
     path.write_text("\n".join(lines) + ("\n" if newline else ""), encoding="utf-8")
 
 
+def edit_row(path: Path, index: int, drop: tuple[str, ...] = (), **changes: object) -> None:
+    """Rewrite one JSONL row (0-based ``index``) with fields changed or dropped."""
+    lines = _lines(path)
+    row = json.loads(lines[index])
+    for key in drop:
+        del row[key]
+    row.update(changes)
+    lines[index] = json.dumps(row)
+    _write(path, lines)
+
+
 def test_fixture_loads(gold: Path) -> None:
     data = load_gold(gold, require_manifest=False)
     assert len(data.conversations) == 8 and len(data.memories) == 8
@@ -62,12 +73,7 @@ def test_invalid_utf8_names_the_line(gold: Path) -> None:
 
 
 def test_unknown_category_lists_the_choices(gold: Path) -> None:
-    path = gold / "expected_memories.jsonl"
-    lines = _lines(path)
-    row = json.loads(lines[3])
-    row["categories"] = ["habit"]
-    lines[3] = json.dumps(row)
-    _write(path, lines)
+    edit_row(gold / "expected_memories.jsonl", 3, categories=["habit"])
     with pytest.raises(GoldDataError) as info:
         load_gold(gold, require_manifest=False)
     message = str(info.value)
@@ -76,12 +82,7 @@ def test_unknown_category_lists_the_choices(gold: Path) -> None:
 
 
 def test_unknown_temporal_kind_lists_the_choices(gold: Path) -> None:
-    path = gold / "expected_memories.jsonl"
-    lines = _lines(path)
-    row = json.loads(lines[0])
-    row["temporal_kind"] = "forever"
-    lines[0] = json.dumps(row)
-    _write(path, lines)
+    edit_row(gold / "expected_memories.jsonl", 0, temporal_kind="forever")
     with pytest.raises(
         GoldDataError, match=r":1: field 'temporal_kind'.*'forever'.*'durable', 'current', 'past', 'future'"
     ):
@@ -89,23 +90,13 @@ def test_unknown_temporal_kind_lists_the_choices(gold: Path) -> None:
 
 
 def test_duplicate_id_names_both_lines(gold: Path) -> None:
-    path = gold / "conversations.jsonl"
-    lines = _lines(path)
-    row = json.loads(lines[5])
-    row["conversation_id"] = "t02"
-    lines[5] = json.dumps(row)
-    _write(path, lines)
+    edit_row(gold / "conversations.jsonl", 5, conversation_id="t02")
     with pytest.raises(GoldDataError, match=r":6: field 'conversation_id': duplicate id 't02' \(first on line 2\)"):
         load_gold(gold, require_manifest=False)
 
 
 def test_memory_pointing_at_no_conversation(gold: Path) -> None:
-    path = gold / "expected_memories.jsonl"
-    lines = _lines(path)
-    row = json.loads(lines[1])
-    row["conversation_id"] = "t99"
-    lines[1] = json.dumps(row)
-    _write(path, lines)
+    edit_row(gold / "expected_memories.jsonl", 1, conversation_id="t99")
     with pytest.raises(
         GoldDataError, match=r"expected_memories\.jsonl:2: field 'conversation_id': 't99' is not a conversation"
     ):
@@ -113,13 +104,7 @@ def test_memory_pointing_at_no_conversation(gold: Path) -> None:
 
 
 def test_missing_and_extra_fields(gold: Path) -> None:
-    path = gold / "expected_memories.jsonl"
-    lines = _lines(path)
-    row = json.loads(lines[0])
-    del row["supersedes"]
-    row["confidence"] = 1
-    lines[0] = json.dumps(row)
-    _write(path, lines)
+    edit_row(gold / "expected_memories.jsonl", 0, drop=("supersedes",), confidence=1)
     with pytest.raises(GoldDataError) as info:
         load_gold(gold, require_manifest=False)
     assert "field 'supersedes' is missing; add the field 'supersedes'" in str(info.value)
@@ -127,12 +112,7 @@ def test_missing_and_extra_fields(gold: Path) -> None:
 
 
 def test_bad_session_date(gold: Path) -> None:
-    path = gold / "conversations.jsonl"
-    lines = _lines(path)
-    row = json.loads(lines[0])
-    row["session_date"] = "2026-02-30"
-    lines[0] = json.dumps(row)
-    _write(path, lines)
+    edit_row(gold / "conversations.jsonl", 0, session_date="2026-02-30")
     with pytest.raises(GoldDataError, match=r":1: field 'session_date'.*not a real date.*YYYY-MM-DD"):
         load_gold(gold, require_manifest=False)
 

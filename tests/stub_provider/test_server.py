@@ -12,7 +12,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ from extraction_eval.contract import (
     full_messages,
     system_prompt,
 )
-from extraction_eval.gold import Conversation, load_gold
+from extraction_eval.gold import Conversation
 from extraction_eval.stub_provider import (
     Behavior,
     StubProviderServer,
@@ -38,108 +37,7 @@ from extraction_eval.stub_provider import (
     strict_schema_errors,
 )
 
-KEY = "sk-stub-test-0123456789"
-MODEL = "gpt-4o-mini"
-
-CONVERSATIONS = [
-    {
-        "conversation_id": "c001",
-        "session_date": "2026-03-02",
-        "turns": [
-            {"role": "user", "content": "I moved to Lisbon last month and I only drink oat milk."},
-            {"role": "assistant", "content": "Nice! How is Lisbon treating you?"},
-        ],
-    },
-    {
-        "conversation_id": "c002",
-        "session_date": "2026-03-03",
-        "turns": [{"role": "user", "content": "I'm running the Berlin marathon in September."}],
-    },
-    {
-        "conversation_id": "c003",
-        "session_date": "2026-03-04",
-        "turns": [{"role": "user", "content": "What's the capital of Peru?"}],
-    },
-]
-MEMORIES = [
-    {
-        "memory_id": "m001",
-        "conversation_id": "c001",
-        "content": "User lives in Lisbon.",
-        "categories": ["factual"],
-        "temporal_kind": "current",
-        "supersedes": None,
-    },
-    {
-        "memory_id": "m002",
-        "conversation_id": "c001",
-        "content": "User only drinks oat milk.",
-        "categories": ["preference", "behavioral"],
-        "temporal_kind": "durable",
-        "supersedes": None,
-    },
-    {
-        "memory_id": "m003",
-        "conversation_id": "c002",
-        "content": "User is running the Berlin marathon in September 2026.",
-        "categories": ["episodic"],
-        "temporal_kind": "future",
-        "supersedes": None,
-    },
-]
-
-
-def _expected(cid: str) -> list[dict[str, Any]]:
-    keys = ("content", "categories", "temporal_kind", "supersedes")
-    return [{k: m[k] for k in keys} for m in MEMORIES if m["conversation_id"] == cid]
-
-
-def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
-@pytest.fixture
-def gold_dir(tmp_path: Path) -> Path:
-    gold = tmp_path / "gold"
-    gold.mkdir()
-    _write_jsonl(gold / "conversations.jsonl", CONVERSATIONS)
-    _write_jsonl(gold / "expected_memories.jsonl", MEMORIES)
-    return gold
-
-
-@pytest.fixture
-def conversations(gold_dir: Path) -> dict[str, Conversation]:
-    return {c.conversation_id: c for c in load_gold(gold_dir, require_manifest=False).conversations}
-
-
-@pytest.fixture(autouse=True)
-def no_leaked_threads() -> Iterator[None]:
-    yield
-    deadline = time.monotonic() + 2.0
-    while time.monotonic() < deadline:
-        alive = [t.name for t in threading.enumerate() if t.name.startswith("stub-provider")]
-        if not alive:
-            return
-        time.sleep(0.02)
-    pytest.fail(f"stub provider threads still alive after the test: {alive!r}")
-
-
-def _request(messages: list[dict[str, str]], **overrides: Any) -> dict[str, Any]:
-    return {
-        "model": MODEL,
-        "messages": messages,
-        **SAMPLING,
-        "response_format": {
-            "type": "json_schema",
-            "json_schema": {
-                "name": "BatchExtractionResult",
-                "strict": True,
-                "schema": batch_extraction_schema(),
-            },
-        },
-        **overrides,
-    }
+from .conftest import KEY, MODEL, expected, request_body, write_jsonl
 
 
 def sdk_chat(
@@ -156,7 +54,7 @@ def sdk_chat(
         async with openai.AsyncOpenAI(
             api_key=KEY, base_url=server.base_url, max_retries=max_retries, timeout=timeout
         ) as client:
-            return await client.chat.completions.with_raw_response.create(**_request(messages, **overrides))
+            return await client.chat.completions.with_raw_response.create(**request_body(messages, **overrides))
 
     return asyncio.run(call())
 
@@ -294,7 +192,7 @@ def test_ok_answer_round_trips_through_the_sdk(gold_dir: Path, conversations: di
         assert choice.message.role == "assistant"
         assert choice.message.refusal is None
         parsed = BatchExtractionResult.model_validate_json(choice.message.content)
-        assert parsed.model_dump(mode="json") == {"memories": _expected("c001")}
+        assert parsed.model_dump(mode="json") == {"memories": expected("c001")}
         prompt_chars = len(system_prompt()) + len(messages[1]["content"])
         assert completion.usage.prompt_tokens == prompt_chars // 4
         assert completion.usage.completion_tokens == len(choice.message.content) // 4
@@ -316,7 +214,7 @@ def test_negative_conversation_answers_an_empty_list_on_the_short_path(
     gold_dir: Path, conversations: dict[str, Conversation]
 ) -> None:
     with serve(gold_dir) as server:
-        response = http_post(server, _request(full_messages(conversations["c003"])), path="/chat/completions")
+        response = http_post(server, request_body(full_messages(conversations["c003"])), path="/chat/completions")
     assert response.status_code == 200
     assert json.loads(response.json()["choices"][0]["message"]["content"]) == {"memories": []}
 
@@ -332,18 +230,18 @@ def test_answer_set_from_jsonl_replaces_the_gold(
             "supersedes": None,
         }
     ]
-    path = _write_jsonl(tmp_path / "answers.jsonl", [{"conversation_id": "c002", "memories": mine}])
+    path = write_jsonl(tmp_path / "answers.jsonl", [{"conversation_id": "c002", "memories": mine}])
     assert load_answer_set(path) == {"c002": mine}
     with serve(gold_dir, answers=path) as server:
-        c002 = http_post(server, _request(full_messages(conversations["c002"]))).json()
-        c001 = http_post(server, _request(full_messages(conversations["c001"]))).json()
+        c002 = http_post(server, request_body(full_messages(conversations["c002"]))).json()
+        c001 = http_post(server, request_body(full_messages(conversations["c001"]))).json()
     assert json.loads(c002["choices"][0]["message"]["content"]) == {"memories": mine}
     assert json.loads(c001["choices"][0]["message"]["content"]) == {"memories": []}
 
 
 def test_answer_set_with_a_duplicate_conversation_is_refused(tmp_path: Path) -> None:
     row = {"conversation_id": "c001", "memories": []}
-    path = _write_jsonl(tmp_path / "answers.jsonl", [row, row])
+    path = write_jsonl(tmp_path / "answers.jsonl", [row, row])
     with pytest.raises(GoldDataError, match=r"answers.jsonl:2: conversation 'c001' appears twice"):
         load_answer_set(path)
 
@@ -364,7 +262,7 @@ def test_unknown_conversation_is_400(gold_dir: Path) -> None:
 
 def test_missing_bearer_key_is_401(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     with serve(gold_dir) as server:
-        response = http_post(server, _request(full_messages(conversations["c001"])), key=None)
+        response = http_post(server, request_body(full_messages(conversations["c001"])), key=None)
         models = httpx.get(f"{server.base_url}/models")
     assert response.status_code == 401
     assert models.status_code == 401
@@ -416,7 +314,7 @@ def test_strict_schema_violation_is_400_like_openai(gold_dir: Path, conversation
 
 def test_429_carries_retry_after_then_answers(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     script = one_conversation({"fail_first": [429], "retry_after_s": 0.25})
-    body = _request(full_messages(conversations["c001"]))
+    body = request_body(full_messages(conversations["c001"]))
     with serve(gold_dir, script) as server:
         first = http_post(server, body)
         second = http_post(server, body)
@@ -450,7 +348,7 @@ def test_sdk_retries_honour_retry_after(gold_dir: Path, conversations: dict[str,
 
 
 def test_drop_closes_without_a_response(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    body = _request(full_messages(conversations["c001"]))
+    body = request_body(full_messages(conversations["c001"]))
     with serve(gold_dir, one_conversation({"fail_first": ["drop", "drop"]})) as server:
         with pytest.raises(httpx.RemoteProtocolError):
             http_post(server, body)
@@ -462,7 +360,7 @@ def test_drop_closes_without_a_response(gold_dir: Path, conversations: dict[str,
 
 def test_hang_times_the_client_out_then_closes(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     script = one_conversation({"fail_first": ["hang", "hang"], "hang_s": 0.4})
-    body = _request(full_messages(conversations["c001"]))
+    body = request_body(full_messages(conversations["c001"]))
     with serve(gold_dir, script) as server:
         start = time.monotonic()
         with pytest.raises(openai.APITimeoutError):
@@ -476,7 +374,7 @@ def test_hang_times_the_client_out_then_closes(gold_dir: Path, conversations: di
 
 
 def test_close_cuts_a_hanging_request(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    body = _request(full_messages(conversations["c001"]))
+    body = request_body(full_messages(conversations["c001"]))
     server = serve(gold_dir, one_conversation({"fail_first": ["hang"], "hang_s": 30})).start()
     outcome: list[BaseException] = []
 
@@ -498,7 +396,7 @@ def test_close_cuts_a_hanging_request(gold_dir: Path, conversations: dict[str, C
 
 
 def test_latency_delays_the_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    body = _request(full_messages(conversations["c002"]))
+    body = request_body(full_messages(conversations["c002"]))
     with serve(gold_dir, {"default": {"latency_ms": 200}}) as server:
         start = time.monotonic()
         assert http_post(server, body).status_code == 200
@@ -538,7 +436,7 @@ def test_refusal_answer(gold_dir: Path, conversations: dict[str, Conversation]) 
 
 def test_length_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     choice = _answer(gold_dir, conversations["c001"], "length").parse().choices[0]
-    full = json.dumps({"memories": _expected("c001")}, ensure_ascii=False)
+    full = json.dumps({"memories": expected("c001")}, ensure_ascii=False)
     assert choice.finish_reason == "length"
     assert choice.message.content == full[: len(full) // 2]
     with pytest.raises(json.JSONDecodeError):
@@ -567,8 +465,8 @@ def test_fail_first_is_counted_per_conversation(gold_dir: Path, conversations: d
         "default": {"fail_first": [500]},
         "conversations": {"c001": {"fail_first": [503, 429]}},
     }
-    c001 = _request(full_messages(conversations["c001"]))
-    c002 = _request(full_messages(conversations["c002"]))
+    c001 = request_body(full_messages(conversations["c001"]))
+    c002 = request_body(full_messages(conversations["c002"]))
     with serve(gold_dir, script) as server:
         statuses = [http_post(server, c001).status_code for _ in range(2)]
         statuses.append(http_post(server, c002).status_code)
@@ -651,8 +549,8 @@ def test_module_entry_point_serves_and_stops_on_sigterm(
         port = int(port_file.read_text())
         headers = {"Authorization": f"Bearer {KEY}"}
         url = f"http://127.0.0.1:{port}/v1/chat/completions"
-        ok = httpx.post(url, json=_request(full_messages(conversations["c001"])), headers=headers)
-        refused = httpx.post(url, json=_request(full_messages(conversations["c002"])), headers=headers)
+        ok = httpx.post(url, json=request_body(full_messages(conversations["c001"])), headers=headers)
+        refused = httpx.post(url, json=request_body(full_messages(conversations["c002"])), headers=headers)
         proc.send_signal(signal.SIGTERM)
         stdout, stderr = proc.communicate(timeout=10)
     finally:
@@ -661,5 +559,5 @@ def test_module_entry_point_serves_and_stops_on_sigterm(
             proc.communicate()
     assert proc.returncode == 0, stderr
     assert stdout.decode().splitlines() == [f"listening on http://127.0.0.1:{port}/v1", "stopped"]
-    assert json.loads(ok.json()["choices"][0]["message"]["content"]) == {"memories": _expected("c001")}
+    assert json.loads(ok.json()["choices"][0]["message"]["content"]) == {"memories": expected("c001")}
     assert refused.json()["choices"][0]["message"]["refusal"] == "I can't help with that."

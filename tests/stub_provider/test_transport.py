@@ -17,44 +17,18 @@ import httpx
 import pytest
 
 from extraction_eval.contract import full_messages
-from extraction_eval.gold import Conversation, load_gold
+from extraction_eval.gold import Conversation
 from extraction_eval.stub_provider import StubProviderServer
 
-from .test_server import CONVERSATIONS, KEY, MEMORIES, _request, _write_jsonl
+from .conftest import KEY, request_body
 
 Response = tuple[int, dict[str, str], bytes]
-
-
-@pytest.fixture
-def gold_dir(tmp_path: Path) -> Path:
-    gold = tmp_path / "gold"
-    gold.mkdir()
-    _write_jsonl(gold / "conversations.jsonl", CONVERSATIONS)
-    _write_jsonl(gold / "expected_memories.jsonl", MEMORIES)
-    return gold
-
-
-@pytest.fixture
-def conversations(gold_dir: Path) -> dict[str, Conversation]:
-    return {c.conversation_id: c for c in load_gold(gold_dir, require_manifest=False).conversations}
 
 
 @pytest.fixture
 def server(gold_dir: Path) -> Iterator[StubProviderServer]:
     with StubProviderServer(gold_dir) as stub:
         yield stub
-
-
-@pytest.fixture(autouse=True)
-def no_leaked_threads() -> Iterator[None]:
-    yield
-    deadline = time.monotonic() + 2.0
-    while time.monotonic() < deadline:
-        alive = [t.name for t in threading.enumerate() if t.name.startswith("stub-provider")]
-        if not alive:
-            return
-        time.sleep(0.02)
-    pytest.fail(f"stub provider threads still alive after the test: {alive!r}")
 
 
 def connect(server: StubProviderServer) -> tuple[socket.socket, BinaryIO]:
@@ -100,7 +74,7 @@ def is_closed(sock: socket.socket, stream: BinaryIO) -> bool:
 def test_keep_alive_serves_several_requests_on_one_connection(
     server: StubProviderServer, conversations: dict[str, Conversation]
 ) -> None:
-    c001, c002 = (_request(full_messages(conversations[c])) for c in ("c001", "c002"))
+    c001, c002 = (request_body(full_messages(conversations[c])) for c in ("c001", "c002"))
     sock, stream = connect(server)
     with sock, stream:
         answers = []
@@ -123,7 +97,7 @@ def test_keep_alive_serves_several_requests_on_one_connection(
 def test_pipelined_requests_are_answered_in_order(
     server: StubProviderServer, conversations: dict[str, Conversation]
 ) -> None:
-    bodies = [_request(full_messages(conversations[c])) for c in ("c002", "c001", "c003")]
+    bodies = [request_body(full_messages(conversations[c])) for c in ("c002", "c001", "c003")]
     sock, stream = connect(server)
     with sock, stream:
         sock.sendall(b"".join(raw_request("POST", "/v1/chat/completions", b) for b in bodies))
@@ -159,7 +133,7 @@ def test_expect_100_continue(server: StubProviderServer, conversations: dict[str
     full = raw_request(
         "POST",
         "/v1/chat/completions",
-        _request(full_messages(conversations["c001"])),
+        request_body(full_messages(conversations["c001"])),
         "Expect: 100-continue",
     )
     head, _, body = full.partition(b"\r\n\r\n")
@@ -248,7 +222,7 @@ def test_a_body_cut_short_leaves_the_server_serving(
     sock, stream = connect(server)
     with sock, stream:
         sock.sendall(GOOD_HEAD.encode() + b'Content-Length: 1000\r\n\r\n{"model":')
-    body = _request(full_messages(conversations["c001"]))
+    body = request_body(full_messages(conversations["c001"]))
     response = httpx.post(
         f"{server.base_url}/chat/completions",
         json=body,
@@ -265,7 +239,7 @@ def test_a_body_cut_short_leaves_the_server_serving(
 def test_a_burst_of_32_concurrent_requests_overlaps_its_latency(
     gold_dir: Path, conversations: dict[str, Conversation]
 ) -> None:
-    bodies = [_request(full_messages(conversations[f"c00{1 + i % 3}"])) for i in range(32)]
+    bodies = [request_body(full_messages(conversations[f"c00{1 + i % 3}"])) for i in range(32)]
 
     async def burst(url: str) -> tuple[list[int], float]:
         limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
@@ -285,7 +259,7 @@ def test_a_burst_of_32_concurrent_requests_overlaps_its_latency(
 
 
 def test_close_interrupts_a_latency_sleep(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    body = _request(full_messages(conversations["c001"]))
+    body = request_body(full_messages(conversations["c001"]))
     server = StubProviderServer(gold_dir, script={"default": {"latency_ms": 30_000}}).start()
     outcome: list[BaseException] = []
 

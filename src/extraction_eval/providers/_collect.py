@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .._exceptions import ConfigurationError
 from ..cassettes import build_manifest, now_iso, write_cassettes, write_manifest
@@ -14,9 +14,10 @@ from ..evaluation._run import Collected, RunOptions, replay_records
 from ..gold import CASSETTES_FILE, MANIFEST_FILE, Cassette, Conversation, GoldSet, load_cassettes
 from ..scoring import FailureReason, Outcome, parse_response
 from ..vocab import CassetteKind, Mode, Provider
-from ._base import ProviderAnswer
+from ._base import ProviderAnswer, Redactor
 from ._calls import Budget, CallResult, call_all
 from ._factory import make_provider
+from ._openai import ChatCompletionsProvider
 from ._progress import Progress
 from ._retry import RetryPolicy
 
@@ -71,6 +72,30 @@ def _notes(results: dict[str, CallResult]) -> list[str]:
     return notes
 
 
+def _call(
+    provider: ChatCompletionsProvider,
+    conversations: Sequence[Conversation],
+    redactor: Redactor,
+    policy: RetryPolicy,
+    budget: Budget,
+    options: RunOptions,
+    on_answer: Callable[[str, ProviderAnswer], None] | None = None,
+) -> dict[str, CallResult]:
+    """Every conversation once through the provider, with progress on stderr."""
+    return asyncio.run(
+        call_all(
+            provider,
+            conversations,
+            concurrency=options.concurrency,
+            policy=policy,
+            redactor=redactor,
+            budget=budget,
+            progress=Progress(len(conversations), bar=options.progress),
+            on_answer=on_answer,
+        )
+    )
+
+
 def collect_live(plan: RunPlan, gold: GoldSet, selected: Sequence[Conversation], options: RunOptions) -> Collected:
     """Call the provider for every selected conversation (and, in record mode, keep cassettes)."""
     if options.max_cost_usd is not None and plan.model not in PRICES_PER_MTOK:
@@ -83,18 +108,7 @@ def collect_live(plan: RunPlan, gold: GoldSet, selected: Sequence[Conversation],
     budget = Budget(plan.model, options.max_tokens, options.max_cost_usd)
     if plan.mode is Mode.RECORD:
         return _record_cassettes(plan, gold, provider, redactor, policy, budget, options)
-    progress = Progress(len(selected), bar=options.progress)
-    results = asyncio.run(
-        call_all(
-            provider,
-            selected,
-            concurrency=options.concurrency,
-            policy=policy,
-            redactor=redactor,
-            budget=budget,
-            progress=progress,
-        )
-    )
+    results = _call(provider, selected, redactor, policy, budget, options)
     stamp = now_iso()
     return Collected(
         records={cid: _record(r, stamp) for cid, r in results.items()},
@@ -104,7 +118,15 @@ def collect_live(plan: RunPlan, gold: GoldSet, selected: Sequence[Conversation],
     )
 
 
-def _record_cassettes(plan, gold, provider, redactor, policy, budget, options) -> Collected:  # type: ignore[no-untyped-def]
+def _record_cassettes(
+    plan: RunPlan,
+    gold: GoldSet,
+    provider: ChatCompletionsProvider,
+    redactor: Redactor,
+    policy: RetryPolicy,
+    budget: Budget,
+    options: RunOptions,
+) -> Collected:
     """Record what is missing or stale; keep finished entries byte-identical."""
     path = gold.path / CASSETTES_FILE
     model = plan.model
@@ -132,19 +154,7 @@ def _record_cassettes(plan, gold, provider, redactor, policy, budget, options) -
         raw = {k: v for k, v in stale.items() if k not in new} | keep
         write_cassettes(path, order, new, keep_raw=raw)
 
-    progress = Progress(len(todo), bar=options.progress)
-    results = asyncio.run(
-        call_all(
-            provider,
-            todo,
-            concurrency=options.concurrency,
-            policy=policy,
-            redactor=redactor,
-            budget=budget,
-            progress=progress,
-            on_answer=store,
-        )
-    )
+    results = _call(provider, todo, redactor, policy, budget, options, on_answer=store)
     kept_cassettes = {cid: existing[cid][1] for cid in keep}
     records = replay_records({**kept_cassettes, **new})
     for cid, result in results.items():
