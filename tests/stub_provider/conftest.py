@@ -116,3 +116,31 @@ def request_body(messages: list[dict[str, str]], **overrides: Any) -> dict[str, 
         },
         **overrides,
     }
+
+
+def assert_close_cuts_the_request(server: Any, body: dict[str, Any], conversation_id: str = "c001") -> None:
+    """Send ``body`` from another thread; once the stub has it, close() must end it at once."""
+    import httpx
+
+    outcome: list[BaseException] = []
+
+    def client() -> None:
+        try:
+            httpx.post(
+                f"{server.base_url}/chat/completions",
+                json=body,
+                headers={"Authorization": f"Bearer {KEY}"},
+                timeout=10.0,
+            )
+        except httpx.HTTPError as exc:
+            outcome.append(exc)
+
+    caller = threading.Thread(target=client)
+    caller.start()
+    while server.attempts(conversation_id) == 0:
+        time.sleep(0.01)
+    start = time.monotonic()
+    server.close()
+    caller.join(5.0)
+    assert time.monotonic() - start < 2.0
+    assert [type(e) for e in outcome] == [httpx.RemoteProtocolError]

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -37,7 +36,7 @@ from extraction_eval.stub_provider import (
     strict_schema_errors,
 )
 
-from .conftest import KEY, MODEL, expected, request_body, write_jsonl
+from .conftest import KEY, MODEL, assert_close_cuts_the_request, expected, request_body, write_jsonl
 
 
 def sdk_chat(
@@ -376,23 +375,7 @@ def test_hang_times_the_client_out_then_closes(gold_dir: Path, conversations: di
 def test_close_cuts_a_hanging_request(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     body = request_body(full_messages(conversations["c001"]))
     server = serve(gold_dir, one_conversation({"fail_first": ["hang"], "hang_s": 30})).start()
-    outcome: list[BaseException] = []
-
-    def client() -> None:
-        try:
-            http_post(server, body, timeout=10.0)
-        except httpx.HTTPError as exc:
-            outcome.append(exc)
-
-    caller = threading.Thread(target=client)
-    caller.start()
-    while server.attempts("c001") == 0:
-        time.sleep(0.01)
-    start = time.monotonic()
-    server.close()
-    caller.join(5.0)
-    assert time.monotonic() - start < 2.0
-    assert [type(e) for e in outcome] == [httpx.RemoteProtocolError]
+    assert_close_cuts_the_request(server, body)
 
 
 def test_latency_delays_the_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:

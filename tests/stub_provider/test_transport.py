@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ from extraction_eval.contract import full_messages
 from extraction_eval.gold import Conversation
 from extraction_eval.stub_provider import StubProviderServer
 
-from .conftest import KEY, request_body
+from .conftest import KEY, assert_close_cuts_the_request, request_body
 
 Response = tuple[int, dict[str, str], bytes]
 
@@ -261,28 +260,7 @@ def test_a_burst_of_32_concurrent_requests_overlaps_its_latency(
 def test_close_interrupts_a_latency_sleep(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
     body = request_body(full_messages(conversations["c001"]))
     server = StubProviderServer(gold_dir, script={"default": {"latency_ms": 30_000}}).start()
-    outcome: list[BaseException] = []
-
-    def client() -> None:
-        try:
-            httpx.post(
-                f"{server.base_url}/chat/completions",
-                json=body,
-                headers={"Authorization": f"Bearer {KEY}"},
-                timeout=10.0,
-            )
-        except httpx.HTTPError as exc:
-            outcome.append(exc)
-
-    caller = threading.Thread(target=client)
-    caller.start()
-    while server.attempts("c001") == 0:
-        time.sleep(0.01)
-    start = time.monotonic()
-    server.close()
-    caller.join(5.0)
-    assert time.monotonic() - start < 2.0
-    assert [type(e) for e in outcome] == [httpx.RemoteProtocolError]
+    assert_close_cuts_the_request(server, body)
 
 
 def test_close_cuts_idle_keep_alive_connections(gold_dir: Path) -> None:
