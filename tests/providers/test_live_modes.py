@@ -382,3 +382,18 @@ def test_refresh_publishes_a_vllm_run_and_keeps_enforcement_manual(
     )
     assert bad.exit_code == 2 and "publishes manual providers only" in bad.output
     assert json.loads((tiny_gold / "baseline_results.json").read_text())["providers"]["openai"]["enforcement"] == "ci"
+
+
+def test_a_record_run_cannot_be_promoted_but_its_cassette_replay_can(
+    tiny_gold: Path, openai_env: StubProviderServer, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record_env(monkeypatch)
+    recorded = run_eval(Mode.RECORD, tiny_gold, tmp_path / "out")
+    runner = CliRunner()
+    refused = runner.invoke(app, ["baseline", "promote", "--run-id", recorded.logged.run_id, "--gold", str(tiny_gold)])
+    assert refused.exit_code == 2 and "it is a record run" in refused.output
+    replay = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out2")
+    promoted = runner.invoke(app, ["baseline", "promote", "--run-id", replay.logged.run_id, "--gold", str(tiny_gold)])
+    assert promoted.exit_code == 0, promoted.output
+    block = json.loads((tiny_gold / "baseline_results.json").read_text())["providers"]["openai"]
+    assert block["cassette_kind"] == "live_openai_recorded"  # promoting keeps the run's kind
