@@ -58,6 +58,13 @@ class ChatCompletionsProvider:
             http_client=DefaultAioHttpClient(timeout=timeout_s),
         )
         self._format = response_format()
+        # The SDK detects the platform (for its telemetry headers) on a client's first request,
+        # in a worker thread, and does it again for every request started before the first
+        # returns: 16 threads at the start of a concurrent run. Detect it once, here.
+        if getattr(self._client, "_platform", "unknown") is None:
+            from openai._base_client import get_platform
+
+            self._client._platform = get_platform()
 
     @property
     def name(self) -> str:
