@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -106,7 +105,3 @@ def write_manifest(path: Path, manifest: CassetteManifest, previous: CassetteMan
             return False
     write_json(path, manifest.model_dump(mode="json"))
     return True
-
-
-def manifest_json(manifest: CassetteManifest) -> str:
-    return json.dumps(manifest.model_dump(mode="json"), indent=2, ensure_ascii=False)
