@@ -67,6 +67,12 @@ def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_pat
         "cassette_manifest.json",
         "per_conversation_table.json",
     } <= artifacts
+    assert json.loads(tags["mlflow.loggedArtifacts"]) == [{"path": "per_conversation_table.json", "type": "table"}]
+    table = json.loads(
+        Path(client.download_artifacts(run.info.run_id, "per_conversation_table.json", str(out))).read_text()
+    )
+    assert table["columns"] == ["conversation_id", "status", "expected", "predicted", "matches", "errors"]
+    assert len(table["data"]) == 8 and json.loads(table["data"][1][2])[0]["content"] == "User lives in Lisbon."
     rows = [json.loads(line) for line in (out / "per_conversation.jsonl").read_text().splitlines()]
     assert [r["conversation_id"] for r in rows] == [f"t0{i}" for i in range(1, 9)]
     run_json = json.loads((out / "run.json").read_text())
