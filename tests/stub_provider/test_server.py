@@ -386,6 +386,32 @@ def test_latency_delays_the_answer(gold_dir: Path, conversations: dict[str, Conv
         assert time.monotonic() - start >= 0.2
 
 
+def test_latency_counts_from_the_request_arrival(
+    gold_dir: Path, conversations: dict[str, Conversation], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stub's own parsing and checks are part of the scripted latency, not added to it:
+    a request that arrived 150 ms ago, with 200 ms scripted, waits only what is left."""
+    from extraction_eval.stub_provider import _handler
+
+    slept: list[float] = []
+
+    async def record_sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr(_handler.asyncio, "sleep", record_sleep)
+    stub = StubProviderServer(gold_dir, script={"default": {"latency_ms": 200}})
+    body = request_body(full_messages(conversations["c002"]))
+
+    async def answer(age_s: float) -> Any:
+        arrived = asyncio.get_running_loop().time() - age_s
+        return await _handler.scripted(stub, "c002", 1, body, KEY, "000001", received_at=arrived)
+
+    assert asyncio.run(answer(0.150)).status == 200
+    assert asyncio.run(answer(0.500)).status == 200  # already late: no wait at all
+    assert 0.045 <= slept[0] <= 0.050
+    assert slept[1] == 0.0
+
+
 # --- answer kinds ----------------------------------------------------------------------------
 
 

@@ -142,19 +142,31 @@ async def handle_post(stub: StubProviderServer, request: Request) -> Reply | Non
         )
         problem_body = error_body(message, param="messages", code="unknown_conversation")
         return Reply(400, problem_body, serial)
-    return await scripted(stub, cid, attempt, body, key, serial)
+    return await scripted(stub, cid, attempt, body, key, serial, received_at=request.received_at)
 
 
 async def scripted(
-    stub: StubProviderServer, cid: str, attempt: int, body: Mapping[str, Any], key: str, serial: str
+    stub: StubProviderServer,
+    cid: str,
+    attempt: int,
+    body: Mapping[str, Any],
+    key: str,
+    serial: str,
+    *,
+    received_at: float | None = None,
 ) -> Reply | None:
     """Latency, then the scripted failure of this attempt, or the scripted answer.
 
-    Closing the server cancels the sleeps, which closes the connection without a response.
+    The latency counts from the request's arrival (``received_at``, the loop's clock when its
+    head was read), as a client measures it: the stub's own parsing and checks are part of
+    the scripted latency, not added to it. Closing the server cancels the sleeps, which
+    closes the connection without a response.
     """
     behavior = stub.script.behavior_for(cid)
     if behavior.latency_ms:
-        await asyncio.sleep(behavior.latency_ms / 1000)
+        loop = asyncio.get_running_loop()
+        deadline = (loop.time() if received_at is None else received_at) + behavior.latency_ms / 1000
+        await asyncio.sleep(max(0.0, deadline - loop.time()))
     failure = behavior.failure_for(attempt)
     if failure == "drop":
         return DROP

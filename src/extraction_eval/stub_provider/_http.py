@@ -55,6 +55,8 @@ class Request:
     content_length: int
     expect_continue: bool
     body: bytes = b""
+    #: The event loop's clock when the head was read: scripted latency counts from here.
+    received_at: float = 0.0
 
 
 async def _read_line(reader: asyncio.StreamReader, too_long: int, what: str) -> bytes:

@@ -207,6 +207,7 @@ class StubProviderServer:
             return False
         if request is None:
             return False
+        request.received_at = asyncio.get_running_loop().time()
         if request.expect_continue:
             writer.write(CONTINUE)
         request.body = await read_body(reader, request)
