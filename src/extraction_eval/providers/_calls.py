@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -11,6 +12,9 @@ from ..gold import Conversation
 from ._base import Provider, ProviderAnswer, Redactor
 from ._progress import Progress
 from ._retry import RetryPolicy, TransportFailure, call_with_retries
+
+#: The oldest generation's threshold while calls are in flight: never reached.
+NO_FULL_COLLECTION = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -89,13 +93,26 @@ async def call_all(
                 failed = answer.content is None or answer.finish_reason not in ("stop", None)
                 progress.update(failed=failed, tokens=tokens, cost=cost)
 
+    # No full (oldest-generation) garbage collection while requests are in flight: one scans
+    # every object of the process (the SDK's models, MLflow's if imported, the gold set) and
+    # stalls every request for its length, 40-130 ms in a 1 s phase (docs/benchmarks.md).
+    # Young collections go on; a full one that falls due runs after the calls.
+    thresholds = gc.get_threshold()
+    gc.set_threshold(thresholds[0], thresholds[1], NO_FULL_COLLECTION)
     try:
         async with asyncio.TaskGroup() as group:
             for conversation in conversations:
                 group.create_task(one(conversation))
+                # One loop iteration per task started: each first request goes out as soon as
+                # it is built. Started all at once, every first request would wait for all
+                # ``concurrency`` to be built (each yields while its connection opens) and go out
+                # as one burst, and the answers would come back, and every later round go out,
+                # in bursts that queue on the event loop (docs/benchmarks.md, section 3).
+                await asyncio.sleep(0)
     except* Exception as errors:  # surface the first real error, not the group wrapper
         raise errors.exceptions[0] from None
     finally:
+        gc.set_threshold(*thresholds)
         if progress is not None:
             progress.close()
         await provider.aclose()
