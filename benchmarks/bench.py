@@ -13,13 +13,17 @@
              Target: at concurrency 16, at least 80% of the ideal throughput
              (concurrency / latency).
 
-Medians of --repeat wall-clock measurements; every subprocess starts cold.
+Medians of --repeat wall-clock measurements; every subprocess starts cold. Before measuring,
+src/ is byte-compiled (as `pip install .` does, and as the first import does wherever
+PYTHONDONTWRITEBYTECODE is unset), so the harness's modules load from bytecode like MLflow's.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
+import gc
 import json
 import os
 import platform
@@ -198,6 +202,33 @@ def bench_gate(repeat: int, runs: int, work: Path, server: Server) -> dict[str, 
     }
 
 
+class FullCollections:
+    """Counts the full (oldest-generation) garbage collections while it is entered."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            self.count += 1
+
+    def __enter__(self) -> FullCollections:
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._callback)
+
+
+def process_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of another process, from /proc (None where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def bench_provider(repeat: int, work: Path) -> dict[str, object]:
     """The stub runs as its own process, as a real endpoint would: no GIL shared with the client."""
     from extraction_eval.gold import load_gold
@@ -234,23 +265,32 @@ def bench_provider(repeat: int, work: Path) -> dict[str, object]:
             time.sleep(0.05)
         base_url = f"http://127.0.0.1:{int(port_file.read_text())}/v1"
         for concurrency in (16, 1):
-            samples = []
+            samples, client_cpu, stub_cpu, full_collections = [], [], [], []
             for _ in range(repeat if concurrency > 1 else 1):
                 provider = ChatCompletionsProvider(
                     "openai", "gpt-4o-mini", api_key="sk-bench", base_url=base_url, timeout_s=30
                 )
+                full = FullCollections()
+                cpu, stub_before = time.process_time(), process_cpu_s(stub.pid)
                 started = time.perf_counter()
-                results = asyncio.run(
-                    call_all(
-                        provider,
-                        gold.conversations,
-                        concurrency=concurrency,
-                        policy=RetryPolicy(),
-                        redactor=Redactor([]),
-                        budget=Budget("gpt-4o-mini", None, None),
+                with full:
+                    results = asyncio.run(
+                        call_all(
+                            provider,
+                            gold.conversations,
+                            concurrency=concurrency,
+                            policy=RetryPolicy(),
+                            redactor=Redactor([]),
+                            budget=Budget("gpt-4o-mini", None, None),
+                        )
                     )
-                )
                 samples.append(time.perf_counter() - started)
+                n = len(gold.conversations)
+                client_cpu.append((time.process_time() - cpu) / n * 1000)
+                stub_after = process_cpu_s(stub.pid)
+                if stub_before is not None and stub_after is not None:
+                    stub_cpu.append((stub_after - stub_before) / n * 1000)
+                full_collections.append(full.count)
                 assert all(r.answer is not None for r in results.values())
             measured = statistics.median(samples)
             ideal = len(gold.conversations) * latency / concurrency
@@ -261,7 +301,15 @@ def bench_provider(repeat: int, work: Path) -> dict[str, object]:
                 "ideal_throughput_per_s": round(concurrency / latency, 1),
                 "efficiency": round(ideal / measured, 3),
                 "samples": [round(s, 3) for s in samples],
+                "client_cpu_ms_per_request": [round(x, 2) for x in client_cpu],
+                "stub_cpu_ms_per_request": [round(x, 2) for x in stub_cpu],
+                "full_collections_during_phase": full_collections,
             }
+        # What a full collection would have cost inside the phase, in this process.
+        started = time.perf_counter()
+        gc.collect()
+        out["one_full_collection_s"] = round(time.perf_counter() - started, 3)
+        out["objects_tracked"] = len(gc.get_objects())
     finally:
         stub.send_signal(signal.SIGTERM)
         stub.wait(timeout=30)
@@ -278,10 +326,12 @@ def main() -> int:
     parser.add_argument("--skip", default="", help="comma-separated: eval,gate,provider")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
+    compileall.compile_dir(REPO / "src", quiet=1)
     work = Path(tempfile.mkdtemp(prefix="extraction-eval-bench-"))
     report: dict[str, object] = {
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
         "command": "python benchmarks/bench.py " + " ".join(sys.argv[1:]),
+        "bytecode": "src/ compiled before measuring (compileall)",
     }
     server = Server(work, args.runs) if not {"eval", "gate"} <= skip else None
     try:
