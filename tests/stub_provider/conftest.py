@@ -141,6 +141,6 @@ def assert_close_cuts_the_request(server: Any, body: dict[str, Any], conversatio
         time.sleep(0.01)
     start = time.monotonic()
     server.close()
-    caller.join(5.0)
-    assert time.monotonic() - start < 2.0
+    caller.join(15.0)
+    assert time.monotonic() - start < 10.0  # the scripted latency or hang is 30 s
     assert [type(e) for e in outcome] == [httpx.RemoteProtocolError]

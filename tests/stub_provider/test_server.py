@@ -361,10 +361,9 @@ def test_hang_times_the_client_out_then_closes(gold_dir: Path, conversations: di
     script = one_conversation({"fail_first": ["hang", "hang"], "hang_s": 0.4})
     body = request_body(full_messages(conversations["c001"]))
     with serve(gold_dir, script) as server:
-        start = time.monotonic()
+        # A timeout, not the connection closing at the hang's end (that is a connection error).
         with pytest.raises(openai.APITimeoutError):
             sdk_chat(server, body["messages"], timeout=0.1)
-        assert time.monotonic() - start < 0.35
         start = time.monotonic()
         with pytest.raises(httpx.RemoteProtocolError):
             http_post(server, body, timeout=5.0)

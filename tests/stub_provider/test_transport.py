@@ -238,23 +238,28 @@ def test_a_body_cut_short_leaves_the_server_serving(
 def test_a_burst_of_32_concurrent_requests_overlaps_its_latency(
     gold_dir: Path, conversations: dict[str, Conversation]
 ) -> None:
+    """Every request of the burst has arrived before the first answer leaves: the latency
+    sleeps overlap. (Served one at a time, the second request would be read only after the
+    first answer.) Proved by order, not by a wall-clock bound that a busy machine breaks."""
     bodies = [request_body(full_messages(conversations[f"c00{1 + i % 3}"])) for i in range(32)]
 
-    async def burst(url: str) -> tuple[list[int], float]:
+    async def burst(url: str) -> list[tuple[int, float]]:
         limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
         headers = {"Authorization": f"Bearer {KEY}"}
-        async with httpx.AsyncClient(limits=limits, headers=headers, timeout=10.0) as client:
-            started = time.monotonic()
-            responses = await asyncio.gather(*(client.post(url, json=b) for b in bodies))
-            return [r.status_code for r in responses], time.monotonic() - started
+        async with httpx.AsyncClient(limits=limits, headers=headers, timeout=30.0) as client:
 
-    with StubProviderServer(gold_dir, script={"default": {"latency_ms": 100}}) as server:
-        statuses, elapsed = asyncio.run(burst(f"{server.base_url}/chat/completions"))
-        assert len(server.requests) == 32
-    assert statuses == [200] * 32
-    # 32 serialized requests would take 3.2 s; overlapped they take ~0.1 s plus client time.
-    # The bound is generous so that a busy shared machine does not make the test flaky.
-    assert elapsed < 1.0
+            async def post(body: dict[str, Any]) -> tuple[int, float]:
+                response = await client.post(url, json=body)
+                return response.status_code, time.time()
+
+            return await asyncio.gather(*(post(b) for b in bodies))
+
+    with StubProviderServer(gold_dir, script={"default": {"latency_ms": 500}}) as server:
+        answers = asyncio.run(burst(f"{server.base_url}/chat/completions"))
+        arrivals = [r.time for r in server.requests]
+    assert [status for status, _ in answers] == [200] * 32
+    assert len(arrivals) == 32
+    assert max(arrivals) < min(done for _, done in answers)
 
 
 def test_close_interrupts_a_latency_sleep(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
@@ -271,7 +276,7 @@ def test_close_cuts_idle_keep_alive_connections(gold_dir: Path) -> None:
         assert read_response(stream)[0] == 200
         start = time.monotonic()
         server.close()
-        assert time.monotonic() - start < 2.0
+        assert time.monotonic() - start < 10.0  # waiting for the idle connection would never end
         assert is_closed(sock, stream)
 
 
