@@ -92,7 +92,7 @@ def conversations(gold_dir: Path) -> dict[str, Conversation]:
 @pytest.fixture(autouse=True)
 def no_leaked_threads() -> Iterator[None]:
     yield
-    deadline = time.monotonic() + 2.0
+    deadline = time.monotonic() + 10.0
     while time.monotonic() < deadline:
         alive = [t.name for t in threading.enumerate() if t.name.startswith("stub-provider")]
         if not alive:
