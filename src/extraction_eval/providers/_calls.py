@@ -95,8 +95,9 @@ async def call_all(
 
     # No full (oldest-generation) garbage collection while requests are in flight: one scans
     # every object of the process (the SDK's models, MLflow's if imported, the gold set) and
-    # stalls every request for its length, 40-130 ms in a 1 s phase (docs/benchmarks.md).
-    # Young collections go on; a full one that falls due runs after the calls.
+    # stalls every request for its length (0.36 s for one in the benchmark's process,
+    # docs/benchmarks.md). Young collections go on; a full one that falls due runs after the
+    # calls. Why not gc.freeze(): docs/decisions.md#scheduling-the-calls.
     thresholds = gc.get_threshold()
     gc.set_threshold(thresholds[0], thresholds[1], NO_FULL_COLLECTION)
     try:
