@@ -6,6 +6,7 @@ from .._exceptions import ConfigurationError
 from .._settings import (
     BASE_URL_VAR,
     MODE_VAR,
+    OPENAI_BASE_URL_VAR,
     OPENAI_KEY_VAR,
     VLLM_KEY_VAR,
     env_value,
@@ -13,6 +14,9 @@ from .._settings import (
 from ..vocab import Mode, Provider
 from ._base import Redactor
 from ._openai import ChatCompletionsProvider
+
+#: The key sent to a vLLM server when IBEX_WORKER_EXTRACTION_API_KEY is unset.
+VLLM_NO_KEY = "EMPTY"
 
 
 def check_record_settings() -> None:
@@ -42,7 +46,7 @@ def make_provider(
                 f"--mode {mode.value} calls OpenAI and needs {OPENAI_KEY_VAR}; set it (never "
                 "commit it) or use --mode cassette to replay for free."
             )
-        base_url = env_value("OPENAI_BASE_URL")
+        base_url = env_value(OPENAI_BASE_URL_VAR)
     else:
         base_url = env_value(BASE_URL_VAR)
         if base_url is None:
@@ -50,6 +54,10 @@ def make_provider(
                 f"the vllm provider needs {BASE_URL_VAR}, e.g. "
                 f"{BASE_URL_VAR}=http://127.0.0.1:8000/v1 (see docs/runbooks.md)."
             )
-        key = env_value(VLLM_KEY_VAR) or "EMPTY"
-    client = ChatCompletionsProvider(provider.value, model, api_key=key, base_url=base_url, timeout_s=timeout_s)
+        key = env_value(VLLM_KEY_VAR)
+    # A vLLM server without --api-key takes any key; the SDK needs one. The placeholder is not
+    # a secret, so only a configured key is redacted.
+    client = ChatCompletionsProvider(
+        provider.value, model, api_key=key or VLLM_NO_KEY, base_url=base_url, timeout_s=timeout_s
+    )
     return client, Redactor([key])
