@@ -358,7 +358,7 @@ def test_drop_closes_without_a_response(gold_dir: Path, conversations: dict[str,
 
 
 def test_hang_times_the_client_out_then_closes(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    script = one_conversation({"fail_first": ["hang", "hang"], "hang_s": 0.4})
+    script = one_conversation({"fail_first": ["hang", "hang"], "hang_s": 1.5})
     body = request_body(full_messages(conversations["c001"]))
     with serve(gold_dir, script) as server:
         # A timeout, not the connection closing at the hang's end (that is a connection error).
@@ -367,7 +367,7 @@ def test_hang_times_the_client_out_then_closes(gold_dir: Path, conversations: di
         start = time.monotonic()
         with pytest.raises(httpx.RemoteProtocolError):
             http_post(server, body, timeout=5.0)
-        assert 0.35 < time.monotonic() - start < 3.0
+        assert 1.45 < time.monotonic() - start < 6.0
         assert http_post(server, body).status_code == 200
 
 
@@ -407,7 +407,7 @@ def test_latency_counts_from_the_request_arrival(
 
     assert asyncio.run(answer(0.150)).status == 200
     assert asyncio.run(answer(0.500)).status == 200  # already late: no wait at all
-    assert 0.045 <= slept[0] <= 0.050
+    assert 0.0 < slept[0] <= 0.050  # what is left of 200 ms after 150 (less if the loop ran late)
     assert slept[1] == 0.0
 
 
