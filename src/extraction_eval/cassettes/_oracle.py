@@ -6,6 +6,7 @@ proves the plumbing, not the model; every report built on them says so.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,9 +28,9 @@ from ._store import build_manifest, now_iso, write_cassettes, write_manifest
 ORACLE_MODEL = "gpt-4o-mini"
 
 
-def oracle_response(memories: tuple[ExpectedMemory, ...]) -> str:
-    """The expected memories as a ``BatchExtractionResult`` JSON string."""
-    result = BatchExtractionResult(
+def oracle_result(memories: Sequence[ExpectedMemory]) -> BatchExtractionResult:
+    """The expected memories as the answer a perfect extractor gives."""
+    return BatchExtractionResult(
         memories=[
             ExtractedMemory(
                 content=m.content,
@@ -40,7 +41,11 @@ def oracle_response(memories: tuple[ExpectedMemory, ...]) -> str:
             for m in memories
         ]
     )
-    return result.model_dump_json()
+
+
+def oracle_response(memories: Sequence[ExpectedMemory]) -> str:
+    """The expected memories as a ``BatchExtractionResult`` JSON string."""
+    return oracle_result(memories).model_dump_json()
 
 
 @dataclass(frozen=True)

@@ -153,7 +153,7 @@ async def scripted(
     key: str,
     serial: str,
     *,
-    received_at: float | None = None,
+    received_at: float,
 ) -> Reply | None:
     """Latency, then the scripted failure of this attempt, or the scripted answer.
 
@@ -165,7 +165,7 @@ async def scripted(
     behavior = stub.script.behavior_for(cid)
     if behavior.latency_ms:
         loop = asyncio.get_running_loop()
-        deadline = (loop.time() if received_at is None else received_at) + behavior.latency_ms / 1000
+        deadline = received_at + behavior.latency_ms / 1000
         await asyncio.sleep(max(0.0, deadline - loop.time()))
     failure = behavior.failure_for(attempt)
     if failure == "drop":

@@ -10,6 +10,7 @@ from typing import Any
 
 from .._exceptions import ConfigurationError, GoldDataError
 from .._jsonio import iter_jsonl, read_json
+from ..cassettes._oracle import oracle_result
 from ..gold import GoldSet
 
 AnswerSet = dict[str, list[dict[str, Any]]]
@@ -139,17 +140,10 @@ def load_answer_set(path: Path | str) -> AnswerSet:
 
 
 def gold_answer_set(gold: GoldSet) -> AnswerSet:
-    """The gold's expected memories as an answer set (every conversation, negatives empty)."""
+    """The gold's expected memories as an answer set (every conversation, negatives empty):
+    what the oracle cassettes answer."""
     return {
-        cid: [
-            {
-                "content": m.content,
-                "categories": [c.value for c in m.categories],
-                "temporal_kind": m.temporal_kind.value,
-                "supersedes": m.supersedes,
-            }
-            for m in memories
-        ]
+        cid: oracle_result(memories).model_dump(mode="json")["memories"]
         for cid, memories in gold.by_conversation.items()
     }
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from .._jsonio import atomic_write_text
 from ..contract import render_conversation
+from ..evaluation._plan import DEFAULT_MODELS
 from ..gold import load_gold
 from ._handler import Reply, handle
 from ._http import (
@@ -38,7 +39,8 @@ from ._http import (
 from ._responses import dumps, error_body, last_user_text
 from ._script import AnswerSet, StubScript, coerce_answers
 
-DEFAULT_MODELS: tuple[str, ...] = ("gpt-4o-mini", "Qwen/Qwen2.5-14B-Instruct")
+#: The models the stub answers for: each provider's default model.
+STUB_MODELS: tuple[str, ...] = tuple(DEFAULT_MODELS.values())
 
 #: Pending connections the listening socket queues while the loop is busy.
 LISTEN_BACKLOG = 256
@@ -78,7 +80,7 @@ class StubProviderServer:
         host: str = "127.0.0.1",
         port: int = 0,
         *,
-        models: Sequence[str] = DEFAULT_MODELS,
+        models: Sequence[str] = STUB_MODELS,
     ) -> None:
         gold = load_gold(Path(gold_dir), require_manifest=False)
         self.gold_dir = Path(gold_dir)
@@ -89,7 +91,6 @@ class StubProviderServer:
         self.script = StubScript.coerce(script)
         self.models = tuple(models)
         self.host = host
-        self.stop_event = threading.Event()
         self._requested_port = port
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
@@ -107,7 +108,6 @@ class StubProviderServer:
         """Bind, then serve from an event loop on a daemon thread; returns self."""
         if self._thread is not None:
             raise RuntimeError("stub provider already started")
-        self.stop_event.clear()
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         sock = socket.create_server((self.host, self._requested_port), family=family, backlog=LISTEN_BACKLOG)
         ready = threading.Event()
@@ -128,7 +128,6 @@ class StubProviderServer:
         thread, loop, stopping = self._thread, self._loop, self._stopping
         if thread is None:
             return
-        self.stop_event.set()
         if loop is not None and stopping is not None:
             with contextlib.suppress(RuntimeError):  # the loop already ended
                 loop.call_soon_threadsafe(stopping.set)
