@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..contract import BatchExtractionResult, ExtractedMemory, prompt_sha256, request_sha256, schema_sha256
+from ..contract import BatchExtractionResult, ExtractedMemory
 from ..gold import (
     CASSETTES_FILE,
     MANIFEST_FILE,
@@ -23,7 +23,7 @@ from ..gold import (
 )
 from ..gold._load import gold_version
 from ..vocab import CassetteKind, Provider
-from ._store import build_manifest, now_iso, write_cassettes, write_manifest
+from ._store import build_manifest, new_cassette, now_iso, write_cassettes, write_manifest
 
 ORACLE_MODEL = "gpt-4o-mini"
 
@@ -76,19 +76,13 @@ def write_oracle_cassettes(gold_dir: Path, *, model: str = ORACLE_MODEL) -> Orac
     stamp = now_iso()
     for conversation in gold.conversations:
         cid = conversation.conversation_id
-        fresh = Cassette(
-            conversation_id=cid,
-            request_sha256=request_sha256(conversation, model),
-            prompt_sha256=prompt_sha256(),
-            schema_sha256=schema_sha256(),
-            model=model,
-            cassette_kind=CassetteKind.ORACLE_ALIGNED,
+        fresh = new_cassette(
+            conversation,
+            model,
+            CassetteKind.ORACLE_ALIGNED,
             recorded_at=stamp,
             response=oracle_response(gold.by_conversation[cid]),
             finish_reason="stop",
-            refusal=None,
-            system_fingerprint=None,
-            usage=None,
         )
         old = existing.get(cid)
         if old is not None and old[1].model_copy(update={"recorded_at": stamp}) == fresh:

@@ -5,15 +5,17 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from .._jsonio import atomic_write_bytes, dumps_line, sha256_file, write_json
-from ..contract import prompt_sha256, schema_sha256
+from ..contract import prompt_sha256, request_sha256, schema_sha256
 from ..gold import (
     CASSETTES_FILE,
     CONVERSATIONS_FILE,
     EXPECTED_FILE,
     Cassette,
     CassetteManifest,
+    Conversation,
     GoldSet,
     LabelReview,
     ManifestCounts,
@@ -26,6 +28,35 @@ from ..vocab import CassetteKind
 
 def now_iso() -> str:
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def new_cassette(
+    conversation: Conversation,
+    model: str,
+    kind: CassetteKind,
+    *,
+    recorded_at: str,
+    response: str | None,
+    finish_reason: str | None,
+    refusal: str | None = None,
+    system_fingerprint: str | None = None,
+    usage: Mapping[str, Any] | None = None,
+) -> Cassette:
+    """One answer as a cassette, stamped with the current contract's hashes."""
+    return Cassette(
+        conversation_id=conversation.conversation_id,
+        request_sha256=request_sha256(conversation, model),
+        prompt_sha256=prompt_sha256(),
+        schema_sha256=schema_sha256(),
+        model=model,
+        cassette_kind=kind,
+        recorded_at=recorded_at,
+        response=response,
+        finish_reason=finish_reason,
+        refusal=refusal,
+        system_fingerprint=system_fingerprint,
+        usage=None if usage is None else dict(usage),
+    )
 
 
 def cassette_line(cassette: Cassette) -> bytes:

@@ -7,13 +7,14 @@ from collections.abc import Callable, Sequence
 
 from .._exceptions import ConfigurationError
 from ..cassettes import build_manifest, now_iso, write_cassettes, write_manifest
+from ..cassettes._store import new_cassette
 from ..contract import prompt_sha256, request_sha256, schema_sha256
 from ..evaluation._plan import RunPlan
 from ..evaluation._records import PRICES_PER_MTOK, CallRecord, usage_tokens
 from ..evaluation._run import Collected, RunOptions, replay_records
 from ..gold import CASSETTES_FILE, MANIFEST_FILE, Cassette, Conversation, GoldSet, load_cassettes
 from ..scoring import FailureReason, Outcome, parse_response
-from ..vocab import CassetteKind, Mode, Provider
+from ..vocab import CassetteKind, Mode
 from ._base import ProviderAnswer, Redactor
 from ._calls import Budget, CallResult, call_all
 from ._factory import make_provider
@@ -22,7 +23,7 @@ from ._progress import Progress
 from ._retry import RetryPolicy
 
 
-def _record(result: CallResult, recorded_at: str) -> CallRecord:
+def _record(result: CallResult, recorded_at: str | None) -> CallRecord:
     cid = result.conversation_id
     if result.skipped:
         return CallRecord(cid, Outcome.failed(FailureReason.BUDGET_EXHAUSTED, "not attempted: the budget was reached"))
@@ -45,13 +46,10 @@ def _record(result: CallResult, recorded_at: str) -> CallRecord:
 
 
 def _cassette(conversation: Conversation, model: str, answer: ProviderAnswer) -> Cassette:
-    return Cassette(
-        conversation_id=conversation.conversation_id,
-        request_sha256=request_sha256(conversation, model),
-        prompt_sha256=prompt_sha256(),
-        schema_sha256=schema_sha256(),
-        model=model,
-        cassette_kind=CassetteKind.LIVE_RECORDED,
+    return new_cassette(
+        conversation,
+        model,
+        CassetteKind.LIVE_RECORDED,
         recorded_at=now_iso(),
         response=answer.content,
         finish_reason=answer.finish_reason,
@@ -142,7 +140,7 @@ def _record_cassettes(
             and c.schema_sha256 == schema_sha256()
         )
 
-    keep = {cid: raw for cid, (raw, c) in existing.items() if finished(c) and cid in current}
+    keep = {cid: raw for cid, (raw, c) in existing.items() if finished(c)}
     stale = {cid: raw for cid, (raw, c) in existing.items() if cid not in keep and cid in current}
     order = [c.conversation_id for c in gold.conversations]
     todo = [c for c in gold.conversations if c.conversation_id not in keep]
@@ -156,13 +154,9 @@ def _record_cassettes(
 
     results = _call(provider, todo, redactor, policy, budget, options, on_answer=store)
     kept_cassettes = {cid: existing[cid][1] for cid in keep}
-    records = replay_records({**kept_cassettes, **new})
-    for cid, result in results.items():
-        if result.answer is None:
-            records[cid] = _record(result, now_iso())
-        else:
-            latency = result.answer.latency_s
-            records[cid] = CallRecord(**{**records[cid].__dict__, "latency_s": latency, "retries": result.retries})
+    records = replay_records(kept_cassettes)
+    for cid, result in results.items():  # a new cassette holds the same answer, redacted alike
+        records[cid] = _record(result, new[cid].recorded_at if cid in new else None)
     complete = all(cid in keep or cid in new for cid in order)
     notes = _notes(results)
     notes.insert(0, f"recorded {len(new)} cassette(s), kept {len(keep)} finished one(s) byte-identical.")
@@ -170,7 +164,7 @@ def _record_cassettes(
         all_cassettes = [kept_cassettes.get(cid) or new[cid] for cid in order]
         manifest = build_manifest(
             gold,
-            provider=Provider.OPENAI.value,
+            provider=plan.provider.value,
             model=model,
             kind=CassetteKind.LIVE_RECORDED,
             cassettes=all_cassettes,
@@ -180,7 +174,7 @@ def _record_cassettes(
         written = write_manifest(gold.path / MANIFEST_FILE, manifest, gold.manifest)
         notes.append(
             f"{MANIFEST_FILE} {'refreshed' if written else 'already up to date'}: cassette_kind "
-            f"live_openai_recorded, prompt {manifest.prompt_sha256[:12]}…, schema "
+            f"{CassetteKind.LIVE_RECORDED.value}, prompt {manifest.prompt_sha256[:12]}…, schema "
             f"{manifest.schema_sha256[:12]}…. Re-run `run --mode cassette`, then `baseline promote` "
             "that run for review."
         )
