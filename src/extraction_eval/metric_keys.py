@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .vocab import CATEGORIES
 
 #: Metrics where a higher value is worse (the gate flips its comparison for them).
@@ -24,3 +26,8 @@ DEFAULT_GATED_METRICS: tuple[str, ...] = (
     "category_accuracy",
     "temporal_accuracy",
 )
+
+
+def gated_or_default(gated: Sequence[str] | None) -> tuple[str, ...]:
+    """A baseline block's gated metrics, or DEFAULT_GATED_METRICS when it lists none."""
+    return tuple(gated) if gated else DEFAULT_GATED_METRICS

@@ -39,7 +39,7 @@ def show_command() -> None:
             f"{t.get('baseline_source')} | refreshed {t.get('last_refreshed') or '-'}"
         )
         typer.echo(f"  {evidence_line(t.get('cassette_kind'), model=t.get('model'))}")
-        metrics = b.run.metrics if b.run is not None and t.get("measured") != "false" else None
+        metrics = b.measured_metrics
         if metrics is None:
             typer.echo("  metrics: null (not measured yet)")
             continue

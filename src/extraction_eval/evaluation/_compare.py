@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .._jsonio import atomic_write_text
-from ..gates._gate_run import publish_summary, render_markdown
+from ..gates._gate_run import publish, render_markdown
 from ..gates._regression import GateResult, Verdict, compare
 from ..gold import BASELINE_FILE, load_baseline_file
-from ..metric_keys import DEFAULT_GATED_METRICS
+from ..metric_keys import gated_or_default
 from ..tracking._records import RunRecord
 from ._run import RunResult
 
@@ -19,7 +18,7 @@ def live_comparison(result: RunResult, gold_dir: Path) -> str | None:
         return None
     path = gold_dir / BASELINE_FILE
     block = load_baseline_file(path).providers.get(result.plan.provider.value) if path.is_file() else None
-    gated = tuple(block.gated_metrics) if block is not None and block.gated_metrics else DEFAULT_GATED_METRICS
+    gated = gated_or_default(block.gated_metrics if block is not None else None)
     baseline_metrics = dict(block.metrics) if block is not None and block.metrics else None
     rows = compare(gated, baseline_metrics, dict(result.metrics))
     kind = block.cassette_kind.value if block is not None and block.cassette_kind else "unmeasured"
@@ -36,6 +35,5 @@ def live_comparison(result: RunResult, gold_dir: Path) -> str | None:
         dict(result.metrics),
     )
     markdown = render_markdown(GateResult(Verdict.REPORT_ONLY, reasons, run, None, rows), heading="live run comparison")
-    atomic_write_text(result.plan.output_dir / "comparison.md", markdown)
-    publish_summary(markdown)
+    publish(markdown, result.plan.output_dir, name="comparison.md")
     return markdown

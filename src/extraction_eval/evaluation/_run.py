@@ -83,7 +83,7 @@ class RunResult:
     override: bool
     failed: bool
     notes: tuple[str, ...]
-    tags: dict[str, str] = field(default_factory=dict)
+    tags: dict[str, str]
 
 
 def replay_records(cassettes: dict[str, Cassette]) -> dict[str, CallRecord]:

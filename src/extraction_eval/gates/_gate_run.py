@@ -16,7 +16,7 @@ from .._git import git_state
 from .._jsonio import atomic_write_text
 from .._settings import project_root, tracking_uri
 from ..evidence import evidence_line
-from ..tracking._names import EXPERIMENT, TAG_CASSETTE_KIND, TAG_MODEL
+from ..tracking._names import EXPERIMENT, TAG_CASSETTE_KIND, TAG_MATCHER, TAG_MODEL, TAG_SUBSET
 from ..tracking._records import BaselineRecord, RunRecord, TrackingReader
 from ._regression import GateResult, Verdict, _cannot, judge
 
@@ -132,23 +132,25 @@ def render_markdown(result: GateResult, *, baseline_note: str = "", heading: str
     return "\n".join(lines) + "\n"
 
 
-def _registered_block(baseline: BaselineRecord) -> dict[str, object]:
-    """The registered baseline in the shape of a baseline_results.json provider block."""
+def _registered_block(baseline: BaselineRecord) -> tuple[dict[str, object], dict[str, float] | None]:
+    """The registered baseline in the shape of a baseline_results.json provider block.
+
+    Returns the block's other fields (in file order) and its ``metrics`` (None when unmeasured).
+    """
     tags = baseline.tags
-    measured = tags.get("measured") != "false" and baseline.run is not None
     gated = list(baseline.gated_metrics)
-    run_metrics = baseline.run.metrics if baseline.run is not None else {}
-    metrics = {k: run_metrics[k] for k in gated if k in run_metrics} if measured else None
+    measured = baseline.measured_metrics
+    metrics = None if measured is None else {k: measured[k] for k in gated if k in measured}
     kind = tags.get(TAG_CASSETTE_KIND)
-    return {
+    fields: dict[str, object] = {
         "model": tags.get(TAG_MODEL),
         "enforcement": baseline.enforcement,
         "cassette_kind": None if kind in (None, "unmeasured") else kind,
-        "subset": tags.get("subset"),
-        "matcher": tags.get("matcher") or None,
+        "subset": tags.get(TAG_SUBSET),
+        "matcher": tags.get(TAG_MATCHER) or None,
         "gated_metrics": gated,
-        "metrics": metrics,
     }
+    return fields, metrics
 
 
 def _fmt_value(value: object) -> str:
@@ -166,21 +168,21 @@ def baseline_file_note(gold_dir: Path, baseline: BaselineRecord | None) -> str:
         block = json.loads(path.read_text(encoding="utf-8"))["providers"][baseline.provider]
     except (ValueError, KeyError, TypeError):
         return f"**Review:** {path} in this tree has no block for provider {baseline.provider!r}."
-    registered = _registered_block(baseline)
+    fields, before = _registered_block(baseline)
     changed = []
-    for field_name, before in registered.items():
-        after = block.get(field_name)
-        if field_name == "metrics":
-            if (before is None) != (after is None):
-                changed.append(f"metrics {'null' if before is None else 'set'} -> {'null' if after is None else 'set'}")
-            old: dict[str, float] = dict(before or {})  # type: ignore[call-overload]
-            new: dict[str, float] = dict(after or {})
-            for key in sorted(set(old) | set(new)):
-                a, b = old.get(key), new.get(key)
-                if a is None or b is None or round(float(b) - float(a), 9) != 0:
-                    changed.append(f"`{key}` {_fmt_value(a)} -> {_fmt_value(b)}")
-        elif (list(after) if isinstance(after, list) else after) != before:
-            changed.append(f"{field_name} {_fmt_value(before)} -> {_fmt_value(after)}")
+    for field_name, registered in fields.items():
+        in_file = block.get(field_name)
+        if in_file != registered:
+            changed.append(f"{field_name} {_fmt_value(registered)} -> {_fmt_value(in_file)}")
+    after = block.get("metrics")
+    if (before is None) != (after is None):
+        changed.append(f"metrics {'null' if before is None else 'set'} -> {'null' if after is None else 'set'}")
+    old = before or {}
+    new: dict[str, float] = dict(after or {})
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a is None or b is None or round(float(b) - float(a), 9) != 0:
+            changed.append(f"`{key}` {_fmt_value(a)} -> {_fmt_value(b)}")
     if not changed:
         return ""
     return (
@@ -197,9 +199,9 @@ def publish_summary(markdown: str) -> None:
             handle.write(markdown + "\n")
 
 
-def publish(markdown: str, output_dir: Path) -> Path:
-    """Write output/gate.md and the job summary."""
-    path = output_dir / "gate.md"
+def publish(markdown: str, output_dir: Path, *, name: str = "gate.md") -> Path:
+    """Write ``output_dir / name`` (output/gate.md by default) and the job summary."""
+    path = output_dir / name
     atomic_write_text(path, markdown)
     publish_summary(markdown)
     return path

@@ -28,7 +28,6 @@ TOKEN = "EXTRACTION_EVAL_ORACLE_OK=1"
 @dataclass(frozen=True)
 class OracleGateResult:
     passed: bool
-    changed: bool
     reasons: tuple[str, ...]
 
     @property
@@ -53,9 +52,9 @@ def _base_manifest(root: Path, base: str, path: Path) -> CassetteManifest | None
         raise CannotEvaluate(f"{path} at {base!r} is not a valid manifest: {exc}") from None
 
 
-def oracle_gate(base: str, gold_dir: Path, pr_body: str | None, *, root: Path | None = None) -> OracleGateResult:
-    """Decide the oracle gate for the working tree against ``base``."""
-    root = root or Path.cwd()
+def oracle_gate(base: str, gold_dir: Path, pr_body: str | None) -> OracleGateResult:
+    """Decide the oracle gate for the working tree (the current directory) against ``base``."""
+    root = Path.cwd()
     try:
         base_sha = resolve_rev(root, base)
     except Exception as exc:  # not a repository, unknown revision
@@ -85,15 +84,15 @@ def oracle_gate(base: str, gold_dir: Path, pr_body: str | None, *, root: Path | 
                 f"than the code at HEAD ({other_hash[:5]!r}); re-record them."
             )
         if reasons:
-            return OracleGateResult(False, before is not None, tuple(reasons))
+            return OracleGateResult(False, tuple(reasons))
 
     if before is None:
         return OracleGateResult(
-            True, False, (f"{manifest_path} does not exist at {base!r}: a new gold folder, no contract to compare.",)
+            True, (f"{manifest_path} does not exist at {base!r}: a new gold folder, no contract to compare.",)
         )
     changed = (before.prompt_sha256, before.schema_sha256) != code
     if not changed:
-        return OracleGateResult(True, False, ("the prompt and schema hashes at HEAD match the base manifest.",))
+        return OracleGateResult(True, ("the prompt and schema hashes at HEAD match the base manifest.",))
     what = []
     if before.prompt_sha256 != code[0]:
         what.append(f"prompt {before.prompt_sha256[:12]}… -> {code[0][:12]}…")
@@ -105,7 +104,6 @@ def oracle_gate(base: str, gold_dir: Path, pr_body: str | None, *, root: Path | 
         if has_token(pr_body):
             return OracleGateResult(
                 True,
-                True,
                 (
                     summary,
                     f"the cassettes are still oracle-aligned; the pull request body carries {TOKEN}, "
@@ -114,7 +112,6 @@ def oracle_gate(base: str, gold_dir: Path, pr_body: str | None, *, root: Path | 
             )
         return OracleGateResult(
             False,
-            True,
             (
                 summary,
                 "the cassettes are still oracle-aligned, so a perfect score would prove nothing about "
@@ -127,7 +124,6 @@ def oracle_gate(base: str, gold_dir: Path, pr_body: str | None, *, root: Path | 
     if base_cassettes is not None and base_cassettes == cassette_path.read_bytes():
         return OracleGateResult(
             False,
-            True,
             (
                 summary,
                 f"the manifest says live_openai_recorded but {cassette_path} is unchanged against the "
@@ -135,7 +131,6 @@ def oracle_gate(base: str, gold_dir: Path, pr_body: str | None, *, root: Path | 
             ),
         )
     return OracleGateResult(
-        True,
         True,
         (
             summary,

@@ -117,9 +117,8 @@ def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
             f"(registered: {known!r}). Register one or gate a run of a registered provider.",
             run,
         )
-    base_metrics = dict(baseline.run.metrics) if baseline.run is not None else None
-    if baseline.tags.get("measured") == "false":
-        base_metrics = None
+    measured = baseline.measured_metrics
+    base_metrics = dict(measured) if measured is not None else None
     gated = baseline.gated_metrics
     rows = compare(gated, base_metrics, dict(run.metrics))
 

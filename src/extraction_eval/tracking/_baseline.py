@@ -18,6 +18,7 @@ from typing import Any
 from .._exceptions import ConfigurationError, TrackingError
 from .._jsonio import write_json
 from ..gold import BaselineFile, ProviderBaseline
+from ..metric_keys import gated_or_default
 from ..vocab import CassetteKind, Enforcement, Mode, Subset
 from ._names import (
     BASELINE_ALIAS,
@@ -27,6 +28,7 @@ from ._names import (
     TAG_GATED,
     TAG_GOLD_VERSION,
     TAG_MATCHER,
+    TAG_MEASURED,
     TAG_MODE,
     TAG_MODEL,
     TAG_NOTE,
@@ -84,7 +86,7 @@ def _version_tags(block: ProviderBaseline, gold_version: str, provider: str, sou
         TAG_ENFORCEMENT: block.enforcement.value,
         TAG_CASSETTE_KIND: block.cassette_kind.value if block.cassette_kind else "unmeasured",
         TAG_GATED: json.dumps(list(block.gated_metrics)),
-        "measured": "true" if block.metrics is not None else "false",
+        TAG_MEASURED: "true" if block.metrics is not None else "false",
         "baseline_source": source,
         "last_refreshed": block.last_refreshed or "",
     }
@@ -217,11 +219,7 @@ def promote(
             f"`baseline refresh` publishes manual providers only; {provider!r} is "
             f"{block.enforcement.value if block else 'not in the file'}. Use `baseline promote`."
         )
-    gated = block.gated_metrics if block else ()
-    if not gated:
-        from ..scoring import DEFAULT_GATED_METRICS
-
-        gated = DEFAULT_GATED_METRICS
+    gated = gated_or_default(block.gated_metrics if block else None)
     metrics = {}
     for key in gated:
         value = run.data.metrics.get(key)

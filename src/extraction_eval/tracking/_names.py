@@ -22,6 +22,7 @@ TAG_GIT_COMMIT = "mlflow.source.git.commit"
 TAG_GIT_DIRTY = "git_dirty"
 TAG_OVERRIDE = "contract_override"
 TAG_GATED = "gated_metrics"
+TAG_MEASURED = "measured"  # "false" when a baseline was seeded without metrics
 TAG_NOTE = "mlflow.note.content"
 
 

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ._names import TAG_MEASURED
+
 
 @dataclass(frozen=True)
 class RunRecord:
@@ -40,6 +42,13 @@ class BaselineRecord:
             return ()
         value = json.loads(raw)
         return tuple(str(v) for v in value)
+
+    @property
+    def measured_metrics(self) -> Mapping[str, float] | None:
+        """The baseline run's metrics; None without a run or when it was seeded unmeasured."""
+        if self.run is None or self.tags.get(TAG_MEASURED) == "false":
+            return None
+        return self.run.metrics
 
 
 class TrackingReader(Protocol):
