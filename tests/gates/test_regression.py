@@ -130,6 +130,8 @@ def test_manual_provider_is_reported_and_never_fails() -> None:
     )
     result = judge(vllm_run, [baseline(), baseline("vllm", "manual")])
     assert result.verdict is Verdict.REPORT_ONLY and result.exit_code == 0
+    # the vllm baseline gates DEFAULT_GATED_METRICS: one row each, so all() below is not vacuous
+    assert len(result.rows) == len(DEFAULT_GATED_METRICS)
     assert all(r.status == "FAIL" for r in result.rows)  # the table still shows the drop
 
 

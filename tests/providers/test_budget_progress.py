@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from extraction_eval.providers import Budget, ProviderAnswer
 from extraction_eval.providers._progress import Progress
 
@@ -15,10 +17,14 @@ def answer(prompt: int, completion: int) -> ProviderAnswer:
 
 def test_dollar_budget_uses_the_price_table() -> None:
     budget = Budget("gpt-4o-mini", None, 0.0003)  # $0.15 in, $0.60 out per 1M tokens
-    assert budget.add(answer(1000, 100)) == (1100, 0.00021)
-    assert not budget.exhausted()
+    tokens, cost = budget.add(answer(1000, 100))
+    # (1000 * 0.15 + 100 * 0.60) / 1_000_000 = (150 + 60) / 1e6 = 0.00021
+    assert tokens == 1100
+    assert cost == pytest.approx(0.00021)
+    assert not budget.exhausted()  # 0.00021 < 0.0003
     budget.add(answer(1000, 100))
-    assert budget.cost == 0.00042 and budget.exhausted()
+    assert budget.cost == pytest.approx(0.00042)  # 2 * 0.00021
+    assert budget.exhausted()  # 0.00042 >= 0.0003
 
 
 def test_token_budget_counts_both_directions() -> None:
