@@ -40,3 +40,10 @@ def test_a_configured_vllm_key_is_redacted(monkeypatch: pytest.MonkeyPatch) -> N
     provider, redactor = make_provider(Provider.VLLM, "Qwen/Qwen2.5-14B-Instruct", Mode.VLLM, timeout_s=5)
     assert provider._client.api_key == "vllm-canary-4242"
     assert redactor.text("key vllm-canary-4242, fridge EMPTY") == "key [REDACTED], fridge EMPTY"
+
+
+def test_the_sdk_platform_is_detected_once_at_construction() -> None:
+    # The SDK would otherwise detect it on the first request, in a worker thread per concurrent
+    # first request. If an SDK upgrade renames the private attribute, this fails loudly.
+    provider = ChatCompletionsProvider("openai", "gpt-4o-mini", api_key="sk-canary", base_url=None, timeout_s=5)
+    assert provider._client._platform is not None
