@@ -64,6 +64,16 @@ def test_smoke_that_misses_a_requirement(tiny_gold: Path) -> None:
     assert "subset 'smoke' does not cover" in message and "'negative'" in message
 
 
+def test_subset_that_is_not_the_rules_choice(tiny_gold: Path) -> None:
+    chosen = load_gold(tiny_gold).manifest.subsets.fast
+    other = next(f"t0{i}" for i in range(1, 9) if f"t0{i}" not in chosen)
+    edit_manifest(tiny_gold, subsets__fast=[*chosen[1:], other])
+    (message,) = problems(tiny_gold)
+    assert "field 'subsets.fast' is not the subset the documented rule chooses" in message
+    assert f"(not chosen: [{other!r}]; missing: [{chosen[0]!r}])" in message
+    assert "`extraction-eval cassettes oracle --gold DIR`" in message
+
+
 def test_file_sha_mismatch_is_drift_with_both_hashes(tiny_gold: Path) -> None:
     path = tiny_gold / "expected_memories.jsonl"
     path.write_text(path.read_text().replace("penicillin", "amoxicillin"))

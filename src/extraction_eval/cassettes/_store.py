@@ -19,10 +19,8 @@ from ..gold import (
     GoldSet,
     LabelReview,
     ManifestCounts,
-    ManifestSubsets,
     choose_subsets,
 )
-from ..gold._subsets import SMOKE_REQUIREMENTS, smoke_coverage
 from ..vocab import CassetteKind
 
 
@@ -80,17 +78,6 @@ def write_cassettes(
     atomic_write_bytes(path, b"".join(line + b"\n" for line in lines))
 
 
-def _subsets_for(gold: GoldSet, previous: CassetteManifest | None) -> ManifestSubsets:
-    if previous is not None:
-        known = {c.conversation_id for c in gold.conversations}
-        kept = previous.subsets
-        ids_ok = set(kept.smoke) <= known and set(kept.fast) <= known and kept.smoke and kept.fast
-        covered = smoke_coverage(kept.smoke, gold.by_conversation) == SMOKE_REQUIREMENTS
-        if ids_ok and covered:
-            return kept
-    return choose_subsets(gold.conversations, gold.by_conversation)
-
-
 def build_manifest(
     gold: GoldSet,
     *,
@@ -120,7 +107,7 @@ def build_manifest(
             supersession=stats["supersession"],
             negative_conversations=stats["negative_conversations"],
         ),
-        subsets=_subsets_for(gold, previous),
+        subsets=choose_subsets(gold.conversations, gold.by_conversation),
         label_review=label_review
         if label_review is not None
         else (previous.label_review if previous is not None else None),

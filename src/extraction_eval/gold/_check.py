@@ -10,7 +10,7 @@ from ..vocab import Subset
 from ._load import CASSETTES_FILE, JSONL_FILES, GoldSet
 from ._models import Cassette, CassetteManifest
 from ._pinned import FROZEN_FILES, PINNED_GOLD
-from ._subsets import SMOKE_REQUIREMENTS, smoke_coverage
+from ._subsets import SMOKE_REQUIREMENTS, choose_subsets, smoke_coverage
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,22 @@ def check_subsets(gold: GoldSet, manifest: CassetteManifest) -> list[Problem]:
                 "that does (docs/gold-set.md says what smoke must cover).",
             )
         )
+    if problems:
+        return problems
+    chosen = choose_subsets(gold.conversations, gold.by_conversation)
+    for subset in (Subset.SMOKE, Subset.FAST):
+        kept, rule = set(getattr(manifest.subsets, subset.value)), set(getattr(chosen, subset.value))
+        if kept != rule:
+            problems.append(
+                Problem(
+                    "data",
+                    f"{where}: field 'subsets.{subset.value}' is not the subset the documented rule "
+                    f"chooses from these files (not chosen: {sorted(kept - rule)!r}; missing: "
+                    f"{sorted(rule - kept)!r}); regenerate the manifest with the command that wrote "
+                    "the cassettes (`extraction-eval cassettes oracle --gold DIR`, or "
+                    "`extraction-eval run --mode record`). The rule: docs/gold-set.md#subsets.",
+                )
+            )
     return problems
 
 
