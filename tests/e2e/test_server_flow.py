@@ -7,15 +7,19 @@ jobs off) and stopped by its PID. Commands run through the real CLI.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from extraction_eval.cli import app
+from extraction_eval.evidence import evidence_line
 
-from ..conftest import MlflowServer, free_port
+from ..conftest import REPO, MlflowServer, free_port
 from ..helpers import drop_memories, mutate_cassettes
 
 pytestmark = pytest.mark.server
@@ -76,9 +80,27 @@ def test_eval_seed_gate_and_every_failure(
     code, text = cli("gate", "--output-dir", str(out), "--gold", str(tiny_gold))
     assert code == 0, text
     assert "| precision/factual | 1.0000 | 1.0000 | +0.0000 | pass |" in text
-    assert (out / "gate.md").read_text().startswith("## extraction-eval regression gate: PASS")
+    report = (out / "gate.md").read_text()
+    assert report.startswith("## extraction-eval regression gate: PASS")
+    oracle = evidence_line("oracle_aligned_expected_json")
+    assert f"\n{oracle}\n" in report and f"\nBaseline {oracle}\n" in report  # run and baseline evidence
     code, text = cli("baseline", "show")
     assert code == 0 and "openai: extraction-eval-openai v1" in text and "metrics: null" in text
+
+    # the seed's gate script passes the same run in a fresh process that never imports mlflow
+    probe = f"""
+import runpy, sys
+sys.argv = ["regression_gate.py", "--output-dir", {str(out)!r}, "--gold", {str(tiny_gold)!r}]
+try:
+    runpy.run_path({str(REPO / "scripts" / "regression_gate.py")!r}, run_name="__main__")
+except SystemExit as exc:
+    heavy = sorted(m for m in ("mlflow", "pandas", "scipy", "openai", "sqlalchemy") if m in sys.modules)
+    print("exit", exc.code, "heavy", ",".join(heavy) or "none")
+"""
+    env = {**os.environ, "MLFLOW_TRACKING_URI": server_uri}
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.stdout.strip().endswith("exit 0 heavy none"), proc.stdout + proc.stderr
+    assert "| precision/factual | 1.0000 | 1.0000 | +0.0000 | pass |" in proc.stdout
 
     # 4. a regressed run (mutated cassettes) fails the gate with exit 1
     regressed = tmp_path / "regressed"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from mlflow import MlflowClient
 
 from extraction_eval import ConfigurationError, ContractDriftError, GoldDataError, Mode, RunOptions, run_eval
 from extraction_eval.contract import prompt_sha256, schema_sha256
+from extraction_eval.evidence import evidence_line
 
 from ..helpers import edit_manifest, mutate_cassettes
 
@@ -59,7 +61,9 @@ def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_pat
     assert metrics["counts/expected"] == 8 and metrics["counts/conversations"] == 8
     assert json.loads((out / "metrics.json").read_text()) == pytest.approx(metrics)
     (dataset_input,) = run.inputs.dataset_inputs
-    assert dataset_input.dataset.name == "gold-tiny" and len(dataset_input.dataset.digest) == 16
+    gold_bytes = (tiny_gold / "conversations.jsonl").read_bytes() + (tiny_gold / "expected_memories.jsonl").read_bytes()
+    assert dataset_input.dataset.name == "gold-tiny"
+    assert dataset_input.dataset.digest == hashlib.sha256(gold_bytes).hexdigest()[:16]  # docs/tracking.md
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {
         "metrics.json",
@@ -77,7 +81,8 @@ def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_pat
     assert [r["conversation_id"] for r in rows] == [f"t0{i}" for i in range(1, 9)]
     run_json = json.loads((out / "run.json").read_text())
     assert run_json["run_id"] == run.info.run_id and run_json["tags"]["subset"] == "full"
-    assert "oracle" in run_json["evidence"]
+    assert run_json["evidence"] == evidence_line("oracle_aligned_expected_json")
+    assert run_json["evidence"] in tags["mlflow.note.content"]
 
 
 @pytest.mark.parametrize("mode", [Mode.SMOKE, Mode.FAST])
