@@ -48,6 +48,7 @@ EXPORTED = [
 
 def test_exported_names_are_pinned_and_resolve() -> None:
     assert sorted(extraction_eval.__all__) == sorted(EXPORTED)
+    assert set(extraction_eval._EXPORTS) | {"__version__"} == set(EXPORTED)  # the lazy table agrees
     for name in EXPORTED:
         assert getattr(extraction_eval, name) is not None
     assert issubclass(extraction_eval.GoldDataError, extraction_eval.ExtractionEvalError)
@@ -67,3 +68,19 @@ print(",".join(heavy) or "none")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "none"
+
+
+def test_a_strict_type_checker_sees_every_export(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """py.typed is a promise: `from extraction_eval import X` must pass `mypy --strict`."""
+    user = tmp_path / "user.py"
+    user.write_text(
+        f"from extraction_eval import {', '.join(EXPORTED)}\n\nprint({', '.join(EXPORTED)})\n",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), str(user)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -52,7 +52,42 @@ _EXPORTS = {
     "judge": ".gates",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+# Written out (not computed from _EXPORTS) so that type checkers see the re-exports.
+__all__ = [
+    "DEFAULT_GATED_METRICS",
+    "DEFAULT_MATCHER",
+    "BatchExtractionResult",
+    "CannotEvaluate",
+    "CassetteError",
+    "CassetteKind",
+    "Category",
+    "ConfigurationError",
+    "ContractDriftError",
+    "Enforcement",
+    "ExtractedMemory",
+    "ExtractionEvalError",
+    "GoldDataError",
+    "GoldSet",
+    "KeyedDiceMatcher",
+    "Matcher",
+    "Mode",
+    "Provider",
+    "ProviderError",
+    "RunOptions",
+    "Subset",
+    "TemporalKind",
+    "TrackingError",
+    "__version__",
+    "judge",
+    "load_gold",
+    "parse_response",
+    "prompt_sha256",
+    "request_sha256",
+    "run_eval",
+    "schema_sha256",
+    "score",
+    "system_prompt",
+]
 
 
 def __getattr__(name: str) -> Any:
