@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,3 +46,11 @@ def edit_manifest(gold_dir: Path, **fields: Any) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     data.update(fields)
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in ``repo`` (with a throwaway identity) and return its stripped stdout."""
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+    return subprocess.run(
+        ["git", *identity, *args], cwd=repo, check=True, capture_output=True, text=True
+    ).stdout.strip()

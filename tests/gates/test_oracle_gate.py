@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,12 +13,9 @@ from extraction_eval._jsonio import sha256_file
 from extraction_eval.cli import app
 
 from ..conftest import TINY, copy_gold
+from ..helpers import git
 
 TOKEN = "EXTRACTION_EVAL_ORACLE_OK=1"
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
 
 
 @pytest.fixture

@@ -106,6 +106,7 @@ def test_lower_is_better_metrics_fail_when_they_rise() -> None:
         (run(), [baseline(metrics={})], "missing or NaN"),
         (run(gold_version="v2"), [baseline()], "gold version 'v2' but the baseline has 'v1'"),
         (run(matcher="embedding@3"), [baseline()], "matcher 'embedding@3' but the baseline has 'keyed-dice@2'"),
+        (run(), [baseline(subset="smoke")], "subset 'full' but the baseline has 'smoke'"),
         (run(subset="smoke"), [baseline()], "covers the 'smoke' subset; gate the full set"),
         (run(subset="fast"), [baseline()], "covers the 'fast' subset"),
         (run(mode="live", cassette_kind="live_call"), [baseline()], "is a live run"),

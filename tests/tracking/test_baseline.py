@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,10 +12,7 @@ from typer.testing import CliRunner
 from extraction_eval.cli import app
 
 from ..conftest import TINY, copy_gold
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+from ..helpers import git
 
 
 def test_register_from_rev_reads_the_base_file_not_the_working_tree(

@@ -210,18 +210,22 @@ def publish(markdown: str, output_dir: Path, *, name: str = "gate.md") -> Path:
 def run_gate(run_id: str | None, output_dir: Path, gold_dir: Path) -> tuple[GateResult, str]:
     """The whole gate: choose, read, judge, render, publish. Returns the result and Markdown."""
     uri = tracking_uri()
-    choice = choose_run(run_id, output_dir)
     from ..tracking._client import open_reader
 
     try:
+        choice = choose_run(run_id, output_dir)
         reader = open_reader(uri)
-    except TrackingError as exc:
-        result = _cannot(str(exc))
-    else:
         try:
             result = evaluate(reader, choice)
         finally:
             reader.close()
+    except TrackingError as exc:
+        result = _cannot(str(exc))
+    except Exception as exc:  # fail closed: whatever the store throws is "could not evaluate", never a pass
+        result = _cannot(
+            f"reading the tracking store {uri!r} failed ({type(exc).__name__}: {str(exc)[:300]}); "
+            "check MLFLOW_TRACKING_URI and that the store is an MLflow store this version can read."
+        )
     markdown = render_markdown(result, baseline_note=baseline_file_note(gold_dir, result.baseline))
     publish(markdown, output_dir)
     return result, markdown
