@@ -59,6 +59,42 @@ def test_register_from_rev_reads_the_base_file_not_the_working_tree(
     assert "`macro/recall` 1.0000 -> 0.5000" in gate.output
 
 
+def test_register_from_the_working_tree_records_the_commit_and_a_dirty_tree(
+    tmp_path: Path, local_store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    gold = copy_gold(TINY, repo / "gold" / "tiny")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    head = git(repo, "rev-parse", "HEAD")
+    monkeypatch.chdir(repo)
+    client = MlflowClient(local_store, registry_uri=local_store)
+    runner = CliRunner()
+
+    assert runner.invoke(app, ["baseline", "register", "--gold", "gold/tiny"]).exit_code == 0
+    version = client.get_model_version_by_alias("extraction-eval-openai", "baseline")
+    assert client.get_run(version.run_id).data.tags["baseline_source_rev"] == f"working-tree@{head}"
+    assert version.tags["baseline_source"] == f"gold/tiny/baseline_results.json (working-tree@{head})"
+
+    path = gold / "baseline_results.json"
+    path.write_text(path.read_text().replace('"2026-', '"2025-'))  # an uncommitted edit
+    assert runner.invoke(app, ["baseline", "register", "--gold", "gold/tiny", "--replace"]).exit_code == 0
+    version = client.get_model_version_by_alias("extraction-eval-openai", "baseline")
+    assert client.get_run(version.run_id).data.tags["baseline_source_rev"] == f"working-tree@{head}+dirty"
+
+
+def test_a_baseline_block_with_no_gated_metrics_is_refused_at_load(tiny_gold: Path, local_store: str) -> None:
+    path = tiny_gold / "baseline_results.json"
+    data = json.loads(path.read_text())
+    data["providers"]["openai"]["gated_metrics"] = []
+    path.write_text(json.dumps(data))
+    result = CliRunner().invoke(app, ["baseline", "register", "--gold", str(tiny_gold)])
+    assert result.exit_code == 2, result.output
+    assert str(path) in result.output and "providers.openai.gated_metrics" in result.output
+
+
 def test_register_from_an_unknown_revision_names_the_fix(
     tmp_path: Path, local_store: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -64,7 +64,7 @@ def register_command(
     replace: Annotated[bool, typer.Option("--replace", help="Seed over an existing baseline.")] = False,
 ) -> None:
     """Seed the tracking server's baselines from the reviewed baseline_results.json."""
-    from .._git import resolve_rev, show_file
+    from .._git import git_state, resolve_rev, show_file
     from .._settings import project_root, tracking_uri
     from ..gold import BASELINE_FILE, BaselineFile
     from ..gold._load import parse_document
@@ -88,7 +88,10 @@ def register_command(
         source, rev = str(path), sha
     else:
         baseline = parse_document(path, BaselineFile, what="baseline file")
-        source, rev = str(path), None
+        state = git_state(project_root())
+        source = str(path)
+        # The working tree's file: record the commit it sits on, and whether the tree differs from it.
+        rev = None if state.commit is None else f"working-tree@{state.commit}" + ("+dirty" if state.dirty else "")
     for item in register_from_file(
         tracking_uri(), baseline, source=source, source_rev=rev, if_missing=if_missing, replace=replace
     ):

@@ -150,7 +150,7 @@ class ProviderBaseline(_Strict):
     cassette_kind: CassetteKind | None
     subset: Subset
     matcher: str | None = Field(pattern=r"^[A-Za-z0-9._-]+@[A-Za-z0-9._-]+$")
-    gated_metrics: tuple[str, ...]
+    gated_metrics: tuple[str, ...] = Field(min_length=1)
     metrics: dict[str, float] | None
     last_refreshed: str | None
     mlflow_run_id: str | None

@@ -120,11 +120,16 @@ def register_from_file(
                 f"{existing.run_id}). Use `baseline register --if-missing` to keep it, "
                 "`--replace` to seed over it, or `baseline promote --run-id ID`."
             )
-        origin = f"{source}@{source_rev}" if source_rev else source
+        if source_rev is None:
+            origin = f"{source} (working tree, no git repository)"
+        elif source_rev.startswith("working-tree@"):
+            origin = f"{source} ({source_rev})"
+        else:
+            origin = f"{source}@{source_rev}"
         tags = {
             TAG_RUN_KIND: "baseline_seed",
             **_version_tags(block, baseline.gold_version, provider, origin),
-            "baseline_source_rev": source_rev or "working-tree",
+            "baseline_source_rev": source_rev or "working-tree",  # working-tree@<sha>[+dirty] with git
             "baseline_origin_run_id": block.mlflow_run_id or "",
             TAG_NOTE: (
                 f"Baseline for provider {provider!r} seeded from {origin}. Its numbers were "
