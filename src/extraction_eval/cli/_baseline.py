@@ -71,6 +71,7 @@ def register_command(
     from ..tracking._baseline import register_from_file
 
     path = gold / BASELINE_FILE
+    rev: str | None
     if from_rev is not None:
         root = project_root()
         sha = resolve_rev(root, from_rev)
