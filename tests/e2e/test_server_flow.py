@@ -1,19 +1,24 @@
 """End to end against a real `mlflow server` on 127.0.0.1: eval, seed, gate, and every way to fail.
 
-The server is started by the session fixture (SQLite backend, one worker, background
-jobs off) and stopped by its PID. Commands run through the real CLI.
+The test starts its own server (SQLite backend, one worker, background jobs off), also
+under .ci/run, and stops it by its PID at the end. Commands run through the real CLI.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
+from mlflow import MlflowClient
+from mlflow.entities import Metric
 from typer.testing import CliRunner
 
 from extraction_eval.cli import app
@@ -50,12 +55,26 @@ def write_baseline(gold: Path, dest: Path, **changes: object) -> Path:
     return dest
 
 
-def test_eval_seed_gate_and_every_failure(
-    tiny_gold: Path,
-    mlflow_server: MlflowServer,
-    server_uri: str,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+def test_eval_seed_gate_and_every_failure(tiny_gold: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "server").mkdir()
+    server = MlflowServer(tmp_path / "server")
+    server.start()
+    assert server.proc is not None
+    pid = server.proc.pid
+    try:
+        monkeypatch.setenv("MLFLOW_TRACKING_URI", server.uri)
+        _flow(server, server.uri, tiny_gold, tmp_path, monkeypatch)
+    finally:
+        server.stop()
+    # stopped by its PID: the process group is gone and the port refuses connections
+    with pytest.raises(ProcessLookupError):
+        os.killpg(pid, 0)
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"{server.uri}/health", timeout=5)
+
+
+def _flow(
+    mlflow_server: MlflowServer, server_uri: str, tiny_gold: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     mlflow_server.reset_registry()
     out = tmp_path / "out"
@@ -151,6 +170,7 @@ except SystemExit as exc:
     for name, changes, message in (
         ("matcher", {"matcher": "embedding@2"}, "matcher 'keyed-dice@2' but the baseline has 'embedding@2'"),
         ("metric", {"gated_metrics": ["macro/recall", "recall/nonexistent"]}, "missing or NaN"),
+        ("subset", {"subset": "smoke"}, "subset 'full' but the baseline has 'smoke'"),
     ):
         variant = write_baseline(tiny_gold, tmp_path / f"variant-{name}", **changes)
         code, text = cli("baseline", "register", "--gold", str(variant), "--replace")
@@ -180,14 +200,39 @@ except SystemExit as exc:
     code, text = cli("gate", "--run-id", good_run, "--output-dir", str(out))
     assert code == 2 and "provider 'openai', which has no registered baseline" in text
 
-    # 9. fail-closed: a run id that does not exist, and an unreachable server
+    # 9. fail-closed: a NaN gated metric and a live run, written to the server as such runs would be
+    client = MlflowClient(server_uri)
+    good = client.get_run(good_run)
+    code, _ = cli("baseline", "register", "--gold", str(tiny_gold), "--replace")
+    assert code == 0
+    for label, tag_changes, metric_changes, message in (
+        ("nan", {}, {"macro/recall": math.nan}, "missing or NaN"),
+        ("live", {"mode": "live", "cassette_kind": "live_call"}, {}, "is a live run (mode 'live')"),
+    ):
+        fake = client.create_run(
+            good.info.experiment_id, tags={**good.data.tags, **tag_changes, "mlflow.runName": label}
+        )
+        now = int(time.time() * 1000)
+        metrics = {**good.data.metrics, **metric_changes}
+        client.log_batch(fake.info.run_id, metrics=[Metric(k, v, now, 0) for k, v in metrics.items()])
+        client.set_terminated(fake.info.run_id, "FINISHED")
+        code, text = cli("gate", "--run-id", fake.info.run_id, "--output-dir", str(out))
+        assert code == 2 and message in text, text
+
+    # 10. fail-closed: no run to judge (no --run-id, no run.json, no git HEAD here)
+    bare = tmp_path / "no-run-json"
+    code, text = cli("gate", "--output-dir", str(bare))
+    assert code == 2 and "no run to judge" in text
+    assert (bare / "gate.md").read_text().startswith("## extraction-eval regression gate: FAIL: could not evaluate")
+
+    # 11. fail-closed: a run id that does not exist, and an unreachable server
     code, text = cli("gate", "--run-id", "0" * 32, "--output-dir", str(out))
     assert code == 2 and "is not in the tracking store" in text
     monkeypatch.setenv("MLFLOW_TRACKING_URI", f"http://127.0.0.1:{free_port()}")
     code, text = cli("gate", "--run-id", good_run, "--output-dir", str(out))
     assert code == 2 and "is unreachable" in text
 
-    # 10. back on the real baseline, the good run still passes: nothing above changed it
+    # 12. back on the real baseline, the good run still passes: nothing above changed it
     monkeypatch.setenv("MLFLOW_TRACKING_URI", server_uri)
     mlflow_server.reset_registry()
     code, _ = cli("baseline", "register", "--gold", str(tiny_gold))
