@@ -82,14 +82,17 @@ def iter_jsonl(path: Path) -> Iterator[JsonlRow]:
 
     Checks: the file exists, each line is valid UTF-8, each line is one JSON object,
     no empty line sits between rows, and a last line without a newline is complete.
+    A zero-byte file holds zero rows (an all-negative ``expected_memories.jsonl`` is one).
     """
     path = Path(path)
     if not path.is_file():
         raise GoldDataError(
             f"{path}: file not found. Every gold folder needs it; restore it from git "
-            "(`git checkout -- <file>`) or point --gold at the right folder."
+            f"(`git checkout -- {path}`) or point --gold at the right folder."
         )
     data = path.read_bytes()
+    if not data:
+        return
     ends_with_newline = data.endswith(b"\n")
     lines = data.split(b"\n")
     if ends_with_newline:

@@ -10,14 +10,19 @@ import pytest
 from extraction_eval import CassetteError
 from extraction_eval.cassettes import plan_replay, write_oracle_cassettes
 from extraction_eval.gold import load_cassettes, load_gold
-from extraction_eval.vocab import Subset
+from extraction_eval.vocab import CassetteKind, Subset
 
 
-def _plan(gold_dir: Path, subset: Subset = Subset.FULL, model: str = "gpt-4o-mini"):  # type: ignore[no-untyped-def]
+def _plan(gold_dir: Path, subset: Subset = Subset.FULL, model: str = "gpt-4o-mini", kind=None):  # type: ignore[no-untyped-def]
     gold = load_gold(gold_dir)
     cassettes = [c for _, c in load_cassettes(gold_dir / "openai_cassettes.jsonl")]
     return plan_replay(
-        gold_dir / "openai_cassettes.jsonl", cassettes, gold.conversations, gold.subset_conversations(subset), model
+        gold_dir / "openai_cassettes.jsonl",
+        cassettes,
+        gold.conversations,
+        gold.subset_conversations(subset),
+        model,
+        kind=kind,
     )
 
 
@@ -49,6 +54,8 @@ def test_missing_cassette_names_the_conversation_and_the_closest_recording(tiny_
     text = str(info.value)
     assert "conversation 't03': no cassette recorded." in text
     assert "recording 't0" in text and "conversation_id  DIFFERS" in text
+    assert "request_sha256   DIFFERS (it is the request of conversation 't08', the one it is filed under)" in text
+    assert "swapped" not in text  # the closest recordings are filed where they belong
     assert "no override lifts this" in text
 
 
@@ -60,8 +67,69 @@ def test_renamed_cassette_is_found_by_its_request(tiny_gold: Path) -> None:
         return rows
 
     _rewrite(tiny_gold, rename)
-    with pytest.raises(CassetteError, match=r"cassettes for conversations the gold set does not have: \['t3'\]"):
+    with pytest.raises(CassetteError) as info:
         _plan(tiny_gold)
+    text = str(info.value)
+    assert (
+        "1 conversation(s) cannot be replayed; cassettes for conversations the gold set does not have: ['t3']" in text
+    )
+    assert "conversation 't03': no cassette recorded." in text
+    assert "line 3: cassette 't3': the gold set has no conversation 't3' (closest ['t03'])." in text
+    assert "  the cassette filed as 't3' has the request of gold conversation 't03': file it as 't03'" in text
+
+
+def test_cassette_for_an_unknown_conversation_is_compared_with_the_closest(tiny_gold: Path) -> None:
+    def copy(rows):  # type: ignore[no-untyped-def]
+        return [*rows, {**next(r for r in rows if r["conversation_id"] == "t02"), "conversation_id": "t02b"}]
+
+    _rewrite(tiny_gold, copy)
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold)
+    text = str(info.value)
+    start = text.index("line 9: cassette 't02b'")
+    assert text[start : text.index("\nFix the ids")].splitlines()[:4] == [
+        "line 9: cassette 't02b': the gold set has no conversation 't02b' (closest ['t02']).",
+        "  recording 't02b' (recorded_at " + text.split("recording 't02b' (recorded_at ")[1].split("\n")[0],
+        "    conversation_id  DIFFERS",
+        "    model            ok",
+    ]
+    assert "    request_sha256   ok\n" in text[start:]
+    assert "  the cassette filed as 't02b' has the request of gold conversation 't02': file it as 't02'" in text
+    assert "conversation(s) cannot be replayed" not in text  # t02 itself has its cassette
+
+
+def test_unknown_cassette_with_no_known_request_says_so(tiny_gold: Path) -> None:
+    def add(rows):  # type: ignore[no-untyped-def]
+        return [*rows, {**rows[0], "conversation_id": "t09", "request_sha256": "f" * 64}]
+
+    _rewrite(tiny_gold, add)
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold)
+    text = str(info.value)
+    assert "line 9: cassette 't09': the gold set has no conversation 't09' (closest ['t08', 't07'])." in text
+    assert "request_sha256   DIFFERS (rendered messages or sampling differ" in text
+    assert "  no gold conversation has its request: remove it, or fix its conversation id." in text
+
+
+def test_the_fix_follows_the_cassette_kind(tiny_gold: Path) -> None:
+    """Oracle cassettes are regenerated; live recordings are never replaced by `cassettes oracle`."""
+    oracle = f"rewrite the cassettes with `extraction-eval cassettes oracle --gold {tiny_gold}`;"
+    record = (
+        f"rewrite the cassettes with `EXTRACTION_EVAL_MODE=record extraction-eval run --mode record --gold {tiny_gold}`"
+    )
+    _rewrite(tiny_gold, lambda rows: [r for r in rows if r["conversation_id"] != "t03"])
+    for kind, rows_live, fix in [
+        (CassetteKind.ORACLE_ALIGNED, False, oracle),
+        (CassetteKind.LIVE_RECORDED, False, record),  # the manifest says live
+        (CassetteKind.ORACLE_ALIGNED, True, record),  # a recording under way: rows already live
+    ]:
+        if rows_live:
+            _rewrite(tiny_gold, lambda rows: [{**r, "cassette_kind": "live_openai_recorded"} for r in rows])
+        with pytest.raises(CassetteError) as info:
+            _plan(tiny_gold, kind=kind)
+        assert fix in str(info.value)
+        assert ("--mode record" in str(info.value)) is (fix == record)
+        assert ("cassettes oracle --gold" in str(info.value)) is (fix == oracle)
 
 
 def test_hash_mismatch_shows_what_differs(tiny_gold: Path) -> None:

@@ -76,9 +76,17 @@ def test_unknown_category_lists_the_choices(gold: Path) -> None:
     edit_row(gold / "expected_memories.jsonl", 3, categories=["habit"])
     with pytest.raises(GoldDataError) as info:
         load_gold(gold, require_manifest=False)
-    message = str(info.value)
-    assert "expected_memories.jsonl:4: field 'categories[0]'" in message
-    assert "'habit'" in message and "'behavioral'" in message
+    choices = "['factual', 'procedural', 'preference', 'behavioral', 'episodic']"
+    assert str(info.value) == (  # one line: no second, false "Tuple should have at least 1 item" line
+        f"{gold / 'expected_memories.jsonl'}:4: field 'categories[0]': Input should be 'factual', 'procedural', "
+        f"'preference', 'behavioral' or 'episodic' (got 'habit'); use 1 to 3 distinct values of {choices}."
+    )
+
+
+def test_empty_categories_still_say_too_short(gold: Path) -> None:
+    edit_row(gold / "expected_memories.jsonl", 3, categories=[])
+    with pytest.raises(GoldDataError, match=r":4: field 'categories': Tuple should have at least 1 item"):
+        load_gold(gold, require_manifest=False)
 
 
 def test_unknown_temporal_kind_lists_the_choices(gold: Path) -> None:
@@ -114,6 +122,30 @@ def test_missing_and_extra_fields(gold: Path) -> None:
 def test_bad_session_date(gold: Path) -> None:
     edit_row(gold / "conversations.jsonl", 0, session_date="2026-02-30")
     with pytest.raises(GoldDataError, match=r":1: field 'session_date'.*not a real date.*YYYY-MM-DD"):
+        load_gold(gold, require_manifest=False)
+
+
+def test_empty_expected_memories_file_means_every_conversation_is_negative(gold: Path) -> None:
+    (gold / "expected_memories.jsonl").write_bytes(b"")
+    data = load_gold(gold, require_manifest=False)
+    assert data.memories == () and data.negative_ids == tuple(f"t0{i}" for i in range(1, 9))
+
+
+def test_empty_conversations_file_is_named(gold: Path) -> None:
+    path = gold / "conversations.jsonl"
+    path.write_bytes(b"")
+    (gold / "expected_memories.jsonl").write_bytes(b"")
+    with pytest.raises(GoldDataError) as info:
+        load_gold(gold, require_manifest=False)
+    assert str(info.value) == (
+        f"{path}: no conversations (the file is empty). A gold folder needs at least one; restore the file "
+        f"with `git checkout -- {path}` or point --gold at the right folder."
+    )
+
+
+def test_a_blank_line_is_still_an_empty_line(gold: Path) -> None:
+    (gold / "expected_memories.jsonl").write_bytes(b"\n")
+    with pytest.raises(GoldDataError, match=r"expected_memories\.jsonl:1: empty line"):
         load_gold(gold, require_manifest=False)
 
 

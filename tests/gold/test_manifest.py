@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from extraction_eval._jsonio import sha256_file
 from extraction_eval.gold import _pinned, check_gold, load_cassettes, load_gold
 from extraction_eval.gold._subsets import SMOKE_REQUIREMENTS, choose_subsets, smoke_coverage
 
@@ -48,7 +49,7 @@ def test_count_mismatch(tiny_gold: Path) -> None:
     edit_manifest(tiny_gold, counts__multi_label=3)
     assert problems(tiny_gold) == [
         f"data: {tiny_gold / 'cassette_manifest.json'}: field 'counts.multi_label' is 3 but the "
-        "files hold 1; regenerate the manifest (`extraction-eval cassettes oracle`)."
+        f"files hold 1; regenerate the manifest with `extraction-eval cassettes oracle --gold {tiny_gold}`."
     ]
 
 
@@ -71,7 +72,7 @@ def test_subset_that_is_not_the_rules_choice(tiny_gold: Path) -> None:
     (message,) = problems(tiny_gold)
     assert "field 'subsets.fast' is not the subset the documented rule chooses" in message
     assert f"(not chosen: [{other!r}]; missing: [{chosen[0]!r}])" in message
-    assert "`extraction-eval cassettes oracle --gold DIR`" in message
+    assert f"regenerate the manifest with `extraction-eval cassettes oracle --gold {tiny_gold}`." in message
 
 
 def test_file_sha_mismatch_is_drift_with_both_hashes(tiny_gold: Path) -> None:
@@ -108,3 +109,38 @@ def test_subsets_are_deterministic_and_cover_smoke(tiny_gold: Path) -> None:
     second = choose_subsets(tuple(reversed(data.conversations)), data.by_conversation)
     assert set(first.smoke) == set(second.smoke) and set(first.fast) == set(second.fast)
     assert smoke_coverage(first.smoke, data.by_conversation) == SMOKE_REQUIREMENTS
+
+
+ORACLE_FIX = "`extraction-eval cassettes oracle --gold {gold}`"
+RECORD_FIX = "`EXTRACTION_EVAL_MODE=record extraction-eval run --mode record --gold {gold}`"
+
+
+@pytest.mark.parametrize(
+    ("kind", "fix", "wrong"),
+    [
+        ("oracle_aligned_expected_json", ORACLE_FIX, "--mode record"),
+        ("live_openai_recorded", RECORD_FIX, "`extraction-eval cassettes oracle"),
+    ],
+)
+def test_every_fix_follows_the_manifests_cassette_kind(kind: str, fix: str, wrong: str, tiny_gold: Path) -> None:
+    """A live folder is never told to run `cassettes oracle`: that would replace its recordings."""
+    cassettes = tiny_gold / "openai_cassettes.jsonl"
+    rows = [json.loads(line) for line in cassettes.read_text().splitlines()]
+    cassettes.write_text("".join(json.dumps({**r, "cassette_kind": kind}) + "\n" for r in rows))
+    chosen = load_gold(tiny_gold).manifest.subsets.fast
+    other = next(f"t0{i}" for i in range(1, 9) if f"t0{i}" not in chosen)
+    edit_manifest(tiny_gold, cassette_kind=kind, counts__multi_label=3, subsets__fast=[*chosen[1:], other])
+    manifest = json.loads((tiny_gold / "cassette_manifest.json").read_text())
+    manifest["files"]["openai_cassettes.jsonl"] = sha256_file(cassettes)
+    del manifest["files"]["conversations.jsonl"]
+    (tiny_gold / "cassette_manifest.json").write_text(json.dumps(manifest))
+    path = tiny_gold / "expected_memories.jsonl"
+    path.write_text(path.read_text().replace("penicillin", "amoxicillin"))
+    found = problems(tiny_gold)
+    assert [m.split(" ", 2)[1] for m in found] == [
+        f"{tiny_gold / 'cassette_manifest.json'}:",  # files has no sha256 for conversations.jsonl
+        f"{path}:",  # sha256 differs
+        f"{tiny_gold / 'cassette_manifest.json'}:",  # counts.multi_label
+        f"{tiny_gold / 'cassette_manifest.json'}:",  # subsets.fast is not the rule's choice
+    ], found
+    assert all(fix.format(gold=tiny_gold) in m and wrong not in m for m in found), found

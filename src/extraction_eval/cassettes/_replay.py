@@ -16,6 +16,8 @@ from pathlib import Path
 from .._exceptions import CassetteError
 from ..contract import prompt_sha256, request_sha256, schema_sha256
 from ..gold import Cassette, Conversation
+from ..gold._check import remake_command
+from ..vocab import CassetteKind
 
 _CHECK = {True: "ok", False: "DIFFERS"}
 
@@ -48,9 +50,11 @@ def _explain(
         if cassette.model != model and request_sha256(conversation, cassette.model) == cassette.request_sha256:
             detail = " (only the model name differs)"
         elif cassette.request_sha256 in hash_owner:
-            detail = (
-                f" (it is the request of conversation {hash_owner[cassette.request_sha256]!r}: "
-                "cassettes swapped or ids renamed)"
+            other = hash_owner[cassette.request_sha256]
+            detail = f" (it is the request of conversation {other!r}" + (
+                ", the one it is filed under)"
+                if other == cassette.conversation_id
+                else ": cassettes swapped or ids renamed)"
             )
         else:
             detail = (
@@ -73,23 +77,22 @@ def plan_replay(
     all_conversations: Sequence[Conversation],
     selected: Sequence[Conversation],
     model: str,
+    *,
+    kind: CassetteKind | None = None,
 ) -> ReplayPlan:
-    """Check every selected conversation has a cassette for exactly its request."""
-    by_id = {c.conversation_id: c for c in cassettes}
-    known = {c.conversation_id for c in all_conversations}
-    hashes = {c.conversation_id: request_sha256(c, model) for c in all_conversations}
-    owner = {h: cid for cid, h in hashes.items()}
-    fix = (
-        "Re-generate the oracle cassettes (`extraction-eval cassettes oracle`) or re-record "
-        "them (`extraction-eval run --mode record`); no override lifts this."
-    )
+    """Check every selected conversation has a cassette for exactly its request.
 
-    unknown = [c.conversation_id for c in cassettes if c.conversation_id not in known]
-    if unknown:
-        raise CassetteError(
-            f"{path}: cassettes for conversations the gold set does not have: {unknown!r}. "
-            f"Remove them, or fix the conversation ids. {fix}"
-        )
+    ``cassettes`` are the file's rows in order (the n-th is on line n: JSONL allows no empty
+    line); every one must belong to a gold conversation. ``kind`` is the manifest's cassette
+    kind: it picks the fix (regenerate or re-record).
+    """
+    by_id = {c.conversation_id: c for c in cassettes}
+    line = {c.conversation_id: n for n, c in enumerate(cassettes, start=1)}
+    gold = {c.conversation_id: c for c in all_conversations}
+    hashes = {cid: request_sha256(c, model) for cid, c in gold.items()}
+    owner = {h: cid for cid, h in hashes.items()}
+    remake = remake_command(path.parent, [kind, *(c.cassette_kind for c in cassettes)])
+    fix = f"Fix the ids or the files, or rewrite the cassettes with {remake}; no override lifts this."
 
     problems: list[str] = []
     for conversation in selected:
@@ -107,16 +110,38 @@ def plan_replay(
         if cassette.request_sha256 != hashes[cid]:
             lines = [
                 f"conversation {cid!r}: request hash mismatch (recorded "
-                f"{cassette.request_sha256[:12]}…, now {hashes[cid][:12]}…)."
+                f"{cassette.request_sha256[:12]}…, now {hashes[cid][:12]}…; line {line[cid]})."
             ]
             lines += _explain(conversation, model, cassette, hashes[cid], owner)
             problems.append("\n".join(lines))
+    unknown = [c for c in cassettes if c.conversation_id not in gold]
+    for cassette in unknown:
+        cid = cassette.conversation_id
+        match = owner.get(cassette.request_sha256)
+        closest = [match] if match else _closest(cid, list(gold))
+        lines = [f"line {line[cid]}: cassette {cid!r}: the gold set has no conversation {cid!r} (closest {closest!r})."]
+        for other in closest:
+            lines += _explain(gold[other], model, cassette, hashes[other], owner)
+        if match:
+            lines.append(
+                f"  the cassette filed as {cid!r} has the request of gold conversation {match!r}: "
+                f"file it as {match!r}, or remove it."
+            )
+        else:
+            lines.append("  no gold conversation has its request: remove it, or fix its conversation id.")
+        problems.append("\n".join(lines))
     if problems:
+        what = (
+            [f"{len(problems) - len(unknown)} conversation(s) cannot be replayed"]
+            if len(problems) > len(unknown)
+            else []
+        )
+        if unknown:
+            ids = [c.conversation_id for c in unknown]
+            what.append(f"cassettes for conversations the gold set does not have: {ids!r}")
         shown = problems[:5]
         more = f"\n... and {len(problems) - 5} more." if len(problems) > 5 else ""
-        raise CassetteError(
-            f"{path}: {len(problems)} conversation(s) cannot be replayed:\n" + "\n".join(shown) + more + f"\n{fix}"
-        )
+        raise CassetteError(f"{path}: " + "; ".join(what) + ":\n" + "\n".join(shown) + more + f"\n{fix}")
     selected_ids = {c.conversation_id for c in selected}
     return ReplayPlan(
         cassettes={cid: by_id[cid] for cid in selected_ids},

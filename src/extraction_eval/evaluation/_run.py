@@ -27,7 +27,7 @@ from ..gold import (
     load_cassettes,
     load_gold,
 )
-from ..gold._check import check_file_hashes, check_pinned
+from ..gold._check import check_file_hashes, check_pinned, read_cassettes
 from ..scoring import DEFAULT_MATCHER, Case, ExpectedItem, Memory, ScoreReport, matcher_id, parse_response, score
 from ..tracking._log import DatasetInfo, LoggedRun, log_eval_run
 from ..tracking._names import (
@@ -153,7 +153,14 @@ def _collect(
 ) -> Collected:
     if plan.mode.is_replay:
         assert gold.manifest is not None
-        replay = plan_replay(gold.path / CASSETTES_FILE, cassettes, gold.conversations, selected, plan.model)
+        replay = plan_replay(
+            gold.path / CASSETTES_FILE,
+            cassettes,
+            gold.conversations,
+            selected,
+            plan.model,
+            kind=gold.manifest.cassette_kind,
+        )
         notes: tuple[str, ...] = ()
         if replay.unused:
             notes = (f"{len(replay.unused)} cassette(s) not used by subset {plan.subset.value!r}.",)
@@ -174,17 +181,18 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
     gold = load_gold(gold_dir, require_manifest=mode.is_replay)
     plan = plan_run(mode, gold_dir, output_dir, gold.manifest)
     cassette_path = gold_dir / CASSETTES_FILE
-    cassettes = [c for _, c in load_cassettes(cassette_path)] if cassette_path.exists() else []
 
     override = False
     notes: list[str] = []
     if mode.is_replay:
         if gold.manifest is None:  # pragma: no cover - load_gold requires it
             raise ContractDriftError(f"{gold_dir / MANIFEST_FILE}: no manifest")
-        verdict = contract_gate(gold, gold.manifest, cassettes)
+        cassettes = read_cassettes(gold, gold.manifest)  # a missing file names the path and the fix
+        verdict = contract_gate(gold, gold.manifest, cassettes, gold.subset_conversations(plan.subset))
         override = verdict.override
         notes += [f"CONTRACT OVERRIDE: {d}" for d in verdict.drift]
     else:
+        cassettes = [c for _, c in load_cassettes(cassette_path)] if cassette_path.exists() else []
         _check_inputs(gold)
 
     selected = gold.subset_conversations(plan.subset)

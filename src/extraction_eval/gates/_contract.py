@@ -6,17 +6,26 @@ from the manifest stops the run with both hashes and the fix.
 schema drift (replaying the cassettes as recorded) and tags it
 ``contract_override=true``; the regression gate refuses such a run, and under
 ``CI`` the override is an error. Gold file drift has no override.
+
+The same report carries what replay would refuse (a missing, mismatched or unknown
+cassette, compared with the closest recording), so one error lists everything.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from .._exceptions import ContractDriftError, GoldDataError
+from .._exceptions import CassetteError, ContractDriftError, GoldDataError
 from .._settings import ALLOW_DRIFT_VAR, allow_contract_drift
+from ..cassettes import plan_replay
 from ..contract import prompt_sha256, schema_sha256
-from ..gold import Cassette, CassetteManifest, GoldSet, Problem, check_gold
+from ..gold import CASSETTES_FILE, Cassette, CassetteManifest, Conversation, GoldSet, Problem, check_gold
+from ..gold._check import remake_command
+
+#: How many line numbers a grouped problem lists before it says "and N more".
+_SHOWN_LINES = 5
 
 
 @dataclass(frozen=True)
@@ -28,36 +37,88 @@ class ContractVerdict:
 
 
 def raise_problems(problems: Sequence[Problem]) -> None:
-    """Hash drift raises ContractDriftError, anything else GoldDataError."""
+    """Hash drift raises ContractDriftError, other data problems GoldDataError, replay ones CassetteError.
+
+    Every problem found is in the message, whichever class carries it.
+    """
     drift = [p.message for p in problems if p.kind == "drift"]
-    data = [p.message for p in problems if p.kind != "drift"]
+    data = [p.message for p in problems if p.kind == "data"]
+    replay = [p.message for p in problems if p.kind == "replay"]
     if drift:
-        raise ContractDriftError("contract gate: gold files drifted:\n" + "\n".join(drift + data))
+        raise ContractDriftError("contract gate: gold files drifted:\n" + "\n".join(drift + data + replay))
     if data:
-        raise GoldDataError("\n".join(data))
+        raise GoldDataError("\n".join(data + replay))
+    if replay:
+        raise CassetteError("\n".join(replay))
 
 
-def check_cassette_rows(manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> list[Problem]:
-    """Every cassette must agree with the manifest's kind, model and hashes."""
+def check_cassette_rows(gold_dir: Path, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> list[Problem]:
+    """Every cassette must agree with the manifest's kind, model and hashes.
+
+    One problem per field, at the first row that differs, with how many rows differ and
+    their lines (the n-th cassette is on line n: JSONL allows no empty line).
+    """
+    path = gold_dir / CASSETTES_FILE
+    remake = remake_command(gold_dir, [manifest.cassette_kind, *(c.cassette_kind for c in cassettes)])
     problems = []
-    for cassette in cassettes:
-        for name in ("cassette_kind", "prompt_sha256", "schema_sha256", "model"):
-            have, want = getattr(cassette, name), getattr(manifest, name)
-            if have != want:
-                problems.append(
-                    Problem(
-                        "data",
-                        f"cassette {cassette.conversation_id!r}: {name} is {str(have)!r} but the "
-                        f"manifest says {str(want)!r}; the manifest must describe its cassettes: "
-                        "re-record or re-generate them.",
-                    )
-                )
+    for name in ("cassette_kind", "prompt_sha256", "schema_sha256", "model"):
+        want = getattr(manifest, name)
+        rows = [(n, c) for n, c in enumerate(cassettes, start=1) if getattr(c, name) != want]
+        if not rows:
+            continue
+        (first, cassette), lines = rows[0], [n for n, _ in rows]
+        listed = ", ".join(map(str, lines[:_SHOWN_LINES])) + (
+            f" and {len(lines) - _SHOWN_LINES} more" if len(lines) > _SHOWN_LINES else ""
+        )
+        count = (
+            f" ({len(rows)} of {len(cassettes)} cassettes differ in {name}: lines {listed})" if len(rows) > 1 else ""
+        )
+        problems.append(
+            Problem(
+                "data",
+                f"{path}:{first}: cassette {cassette.conversation_id!r}: {name} is "
+                f"{str(getattr(cassette, name))!r} but the manifest says {str(want)!r}{count}; the manifest "
+                f"must describe its cassettes: rewrite both with {remake}.",
+            )
+        )
     return problems
 
 
-def contract_gate(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> ContractVerdict:
-    """Run every replay-mode check; raise on drift unless the local override is set."""
-    raise_problems([*check_gold(gold, manifest, cassettes), *check_cassette_rows(manifest, cassettes)])
+def check_replay(
+    gold: GoldSet,
+    manifest: CassetteManifest,
+    cassettes: Sequence[Cassette],
+    selected: Sequence[Conversation] | None = None,
+) -> list[Problem]:
+    """What replay would refuse (missing, mismatched, unknown cassettes), as a problem."""
+    try:
+        plan_replay(
+            gold.path / CASSETTES_FILE,
+            cassettes,
+            gold.conversations,
+            gold.conversations if selected is None else selected,
+            manifest.model,
+            kind=manifest.cassette_kind,
+        )
+    except CassetteError as exc:
+        return [Problem("replay", str(exc))]
+    return []
+
+
+def contract_gate(
+    gold: GoldSet,
+    manifest: CassetteManifest,
+    cassettes: Sequence[Cassette],
+    selected: Sequence[Conversation] | None = None,
+) -> ContractVerdict:
+    """Run every replay-mode check, over ``selected`` (default all); raise on drift unless the override is set."""
+    raise_problems(
+        [
+            *check_gold(gold, manifest, cassettes),
+            *check_cassette_rows(gold.path, manifest, cassettes),
+            *check_replay(gold, manifest, cassettes, selected),
+        ]
+    )
     drift = []
     for label, recorded, current in (
         ("system prompt", manifest.prompt_sha256, prompt_sha256()),

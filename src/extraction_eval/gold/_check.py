@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+from .._exceptions import GoldDataError
 from .._jsonio import sha256_file
-from ..vocab import Subset
-from ._load import CASSETTES_FILE, JSONL_FILES, GoldSet
+from ..vocab import CassetteKind, Subset
+from ._load import CASSETTES_FILE, JSONL_FILES, GoldSet, load_cassettes
 from ._models import Cassette, CassetteManifest
 from ._pinned import FROZEN_FILES, PINNED_GOLD
 from ._subsets import SMOKE_REQUIREMENTS, choose_subsets, smoke_coverage
@@ -15,10 +17,34 @@ from ._subsets import SMOKE_REQUIREMENTS, choose_subsets, smoke_coverage
 
 @dataclass(frozen=True)
 class Problem:
-    """One disagreement. ``drift`` problems are hash mismatches (the contract gate's)."""
+    """One disagreement.
 
-    kind: str  # "drift" | "data"
+    ``drift`` problems are hash mismatches (the contract gate's), ``replay`` ones what cassette
+    replay would refuse, ``data`` the rest.
+    """
+
+    kind: str  # "drift" | "data" | "replay"
     message: str
+
+
+def remake_command(gold_dir: Path, kinds: Iterable[CassetteKind | None]) -> str:
+    """The command that rewrites a folder's cassettes and manifest without losing a recording.
+
+    ``kinds`` are the manifest's and the cassettes' kinds. Oracle-aligned cassettes are
+    regenerated for free. A folder with live recordings (its manifest says so, or a
+    recording is under way) is re-recorded, which keeps every finished recording:
+    ``cassettes oracle`` would replace them.
+    """
+    if CassetteKind.LIVE_RECORDED in set(kinds):
+        return (
+            f"`EXTRACTION_EVAL_MODE=record extraction-eval run --mode record --gold {gold_dir}` (it keeps the "
+            "finished live recordings; `cassettes oracle` would replace them)"
+        )
+    return f"`extraction-eval cassettes oracle --gold {gold_dir}`"
+
+
+def _remake(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> str:
+    return remake_command(gold.path, [manifest.cassette_kind, *(c.cassette_kind for c in cassettes)])
 
 
 def check_pinned(gold: GoldSet) -> list[Problem]:
@@ -41,7 +67,13 @@ def check_pinned(gold: GoldSet) -> list[Problem]:
     return problems
 
 
-def check_file_hashes(gold: GoldSet, manifest: CassetteManifest, names: Sequence[str] = JSONL_FILES) -> list[Problem]:
+def check_file_hashes(
+    gold: GoldSet,
+    manifest: CassetteManifest,
+    names: Sequence[str] = JSONL_FILES,
+    cassettes: Sequence[Cassette] = (),
+) -> list[Problem]:
+    remake = _remake(gold, manifest, cassettes)
     problems = []
     for name in names:
         path = gold.path / name
@@ -51,20 +83,26 @@ def check_file_hashes(gold: GoldSet, manifest: CassetteManifest, names: Sequence
                 Problem(
                     "data",
                     f"{gold.path / 'cassette_manifest.json'}: field 'files' has no sha256 for "
-                    f"{name!r}; regenerate the manifest (`extraction-eval cassettes oracle`).",
+                    f"{name!r}; regenerate the manifest with {remake}.",
                 )
             )
             continue
         if not path.is_file():
+            problems.append(
+                Problem(
+                    "data",
+                    f"{path}: file not found, but the manifest records its sha256 {recorded}; restore it "
+                    f"with `git checkout -- {path}`, or write it again with {remake}.",
+                )
+            )
             continue
         actual = sha256_file(path)
         if actual != recorded:
             fix = (
-                "re-record (`extraction-eval run --mode record`) or re-generate "
-                "(`extraction-eval cassettes oracle`) the cassettes"
+                f"re-generate the cassettes and the manifest with {remake}"
                 if name == CASSETTES_FILE
                 else f"restore the file with `git checkout -- {path}`, or re-generate the "
-                "manifest with `extraction-eval cassettes oracle` if the change is intended"
+                f"manifest with {remake} if the change is intended"
             )
             problems.append(
                 Problem(
@@ -76,6 +114,7 @@ def check_file_hashes(gold: GoldSet, manifest: CassetteManifest, names: Sequence
 
 
 def check_counts(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> list[Problem]:
+    remake = _remake(gold, manifest, cassettes)
     stats = gold.stats()
     actual = {
         "conversations": stats["conversations"],
@@ -90,32 +129,35 @@ def check_counts(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[
         Problem(
             "data",
             f"{where}: field 'counts.{key}' is {getattr(manifest.counts, key)} but the files "
-            f"hold {value}; regenerate the manifest (`extraction-eval cassettes oracle`).",
+            f"hold {value}; regenerate the manifest with {remake}.",
         )
         for key, value in actual.items()
         if getattr(manifest.counts, key) != value
     ]
 
 
-def check_subsets(gold: GoldSet, manifest: CassetteManifest) -> list[Problem]:
+def check_subsets(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette] = ()) -> list[Problem]:
     where = gold.path / "cassette_manifest.json"
+    remake = _remake(gold, manifest, cassettes)
     known = {c.conversation_id for c in gold.conversations}
     problems = []
     for subset in (Subset.SMOKE, Subset.FAST):
         ids = getattr(manifest.subsets, subset.value)
         if not ids:
-            problems.append(Problem("data", f"{where}: subset {subset.value!r} is empty."))
+            problems.append(Problem("data", f"{where}: subset {subset.value!r} is empty; regenerate it with {remake}."))
         unknown = [cid for cid in ids if cid not in known]
         if unknown:
             problems.append(
                 Problem(
                     "data",
                     f"{where}: subset {subset.value!r} names conversations that do not exist: "
-                    f"{unknown!r}; remove them or regenerate the subsets.",
+                    f"{unknown!r}; regenerate the manifest with {remake}.",
                 )
             )
         if len(set(ids)) != len(ids):
-            problems.append(Problem("data", f"{where}: subset {subset.value!r} repeats ids."))
+            problems.append(
+                Problem("data", f"{where}: subset {subset.value!r} repeats ids; regenerate it with {remake}.")
+            )
     missing = SMOKE_REQUIREMENTS - smoke_coverage(manifest.subsets.smoke, gold.by_conversation)
     if missing:
         problems.append(
@@ -136,9 +178,8 @@ def check_subsets(gold: GoldSet, manifest: CassetteManifest) -> list[Problem]:
                     "data",
                     f"{where}: field 'subsets.{subset.value}' is not the subset the documented rule "
                     f"chooses from these files (not chosen: {sorted(kept - rule)!r}; missing: "
-                    f"{sorted(rule - kept)!r}); regenerate the manifest with the command that wrote "
-                    "the cassettes (`extraction-eval cassettes oracle --gold DIR`, or "
-                    "`extraction-eval run --mode record`). The rule: docs/gold-set.md#subsets.",
+                    f"{sorted(rule - kept)!r}); regenerate the manifest with {remake}. The rule: "
+                    "docs/gold-set.md#subsets.",
                 )
             )
     return problems
@@ -148,7 +189,15 @@ def check_gold(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Ca
     """Every check ``gold validate`` runs after the rows themselves parsed."""
     return [
         *check_pinned(gold),
-        *check_file_hashes(gold, manifest),
+        *check_file_hashes(gold, manifest, cassettes=cassettes),
         *check_counts(gold, manifest, cassettes),
-        *check_subsets(gold, manifest),
+        *check_subsets(gold, manifest, cassettes),
     ]
+
+
+def read_cassettes(gold: GoldSet, manifest: CassetteManifest) -> list[Cassette]:
+    """The folder's cassettes; a missing file is an error naming the path and the fix."""
+    path = gold.path / CASSETTES_FILE
+    if not path.is_file():
+        raise GoldDataError("\n".join(p.message for p in check_file_hashes(gold, manifest, (CASSETTES_FILE,))))
+    return [c for _, c in load_cassettes(path)]

@@ -49,8 +49,12 @@ def _article(noun: str) -> str:
 def format_validation_error(where: str, exc: ValidationError, *, what: str) -> str:
     """One message per pydantic error: location, field, the bad value, the fix."""
     lines = []
-    for err in exc.errors():
+    errors = exc.errors()
+    locs = [tuple(err["loc"]) for err in errors]
+    for err in errors:
         loc = tuple(err["loc"])
+        if err["type"] == "too_short" and any(other[: len(loc)] == loc and other != loc for other in locs):
+            continue  # a list emptied by its own bad item's error: the item's message says it all
         name = _field_path(loc)
         top = next((p for p in loc if isinstance(p, str)), "")
         if err["type"] == "missing":
@@ -96,6 +100,11 @@ def _unique(rows: list[tuple[JsonlRow, _M]], key: str, path: Path) -> None:
 
 def load_conversations(path: Path) -> list[tuple[JsonlRow, Conversation]]:
     rows = [(row, parse_row(row, Conversation, what="conversation")) for row in iter_jsonl(path)]
+    if not rows:
+        raise GoldDataError(
+            f"{path}: no conversations (the file is empty). A gold folder needs at least one; restore "
+            f"the file with `git checkout -- {path}` or point --gold at the right folder."
+        )
     _unique(rows, "conversation_id", path)
     return rows
 
