@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from importlib import resources
 
 from extraction_eval.contract import (
@@ -18,6 +19,7 @@ from extraction_eval.contract import (
     system_prompt,
 )
 from extraction_eval.gold import Conversation, Turn
+from extraction_eval.vocab import Category, TemporalKind
 
 
 def conversation(**changes: object) -> Conversation:
@@ -35,23 +37,72 @@ def test_prompt_hash_is_sha256_of_the_utf8_bytes() -> None:
     assert system_prompt().encode("utf-8") == raw
 
 
+def prompt_sections() -> dict[str, str]:
+    """The system prompt's ``# Heading`` sections, heading -> body."""
+    parts = re.split(r"^# (.+)\n", system_prompt(), flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def bullets(body: str) -> list[str]:
+    """The backticked names that open a section's bullets: "- `name`: ..."."""
+    return re.findall(r"^- `(\w+)`: ", body, flags=re.M)
+
+
 def test_prompt_defines_what_a_shipped_prompt_must() -> None:
-    text = system_prompt()
-    for word in (
-        "factual",
-        "procedural",
-        "preference",
-        "behavioral",
-        "episodic",
-        "durable",
-        "current",
-        "past",
-        "future",
-        "supersedes",
-        "YYYY-MM-DD",
+    sections = prompt_sections()
+    assert list(sections) == [
+        "Input",
+        "What to extract",
+        "Categories",
+        "Temporal kinds",
+        "Dates",
+        "Updates and corrections",
+        "How to write a memory",
+        "Output",
+    ]
+    # the five categories and four temporal kinds, each defined by a bullet, in vocabulary order
+    categories = ["factual", "procedural", "preference", "behavioral", "episodic"]
+    kinds = ["durable", "current", "past", "future"]
+    assert categories == [c.value for c in Category] and kinds == [k.value for k in TemporalKind]
+    assert bullets(sections["Categories"]) == categories
+    assert bullets(sections["Temporal kinds"]) == kinds
+    # what is not worth remembering, and that nothing at all is a valid answer
+    worth = sections["What to extract"]
+    for sentence in (
+        "Extract only what the user reveals about themselves: their facts, methods, preferences, habits and "
+        "events. Do not extract:\n",
+        "- anything the assistant says, suggests or explains, unless the user explicitly confirms it as true of "
+        "themselves;\n",
+        "- general knowledge, trivia, or answers to questions;\n",
+        '- hypotheticals ("if I moved to Japan..."), jokes, sarcasm and role play;\n',
+        "- facts about other people that say nothing lasting about the user;\n",
+        "- one-off requests (translate this, summarise that, compute this number);\n",
+        '- greetings, thanks, small talk and passing moods ("I\'m tired today").\n',
+        "If nothing in the conversation is worth remembering, return an empty list. Returning nothing is correct "
+        "and common.",
     ):
-        assert f"`{word}`" in text or word in text, word
-    assert "empty list" in text  # nothing worth remembering is a valid answer
+        assert sentence in worth, sentence
+    # the supersession rule
+    updates = sections["Updates and corrections"]
+    for sentence in (
+        "When the user corrects something they said earlier in the conversation, or reports that a fact about "
+        "them has changed, extract only the new fact and put the old fact in `supersedes`, written in the same "
+        'style as a memory (for example, content "User lives in Lisbon." with supersedes "User lives in Porto.").',
+        "Never extract the old fact as a memory of its own.",
+        "Use `supersedes: null` for every other memory.",
+    ):
+        assert sentence in updates, sentence
+    assert "in `YYYY-MM-DD` form" in sections["Dates"]
+    # the output format names exactly the schema's keys
+    schema = batch_extraction_schema()
+    memory_keys = ["content", "categories", "temporal_kind", "supersedes"]
+    assert list(schema["properties"]) == ["memories"]
+    assert list(schema["$defs"]["ExtractedMemory"]["properties"]) == memory_keys
+    output = sections["Output"]
+    assert output.startswith(
+        "\nReturn a JSON object with one key, `memories`: a list of objects with exactly these keys:\n"
+    )
+    assert bullets(output) == memory_keys
 
 
 def test_schema_hash_is_sha256_of_canonical_json() -> None:

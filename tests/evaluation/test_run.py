@@ -13,6 +13,7 @@ from extraction_eval import ConfigurationError, ContractDriftError, GoldDataErro
 from extraction_eval.contract import prompt_sha256, schema_sha256
 from extraction_eval.evidence import evidence_line
 
+from ..conftest import REPO, copy_gold
 from ..helpers import edit_manifest, mutate_cassettes
 
 TAGS = [
@@ -85,23 +86,31 @@ def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_pat
     assert run_json["evidence"] in tags["mlflow.note.content"]
 
 
-@pytest.mark.parametrize("mode", [Mode.SMOKE, Mode.FAST])
-def test_subset_modes_replay_the_manifests_subset(
-    mode: Mode, tiny_gold: Path, local_store: str, tmp_path: Path
-) -> None:
-    manifest = json.loads((tiny_gold / "cassette_manifest.json").read_text())
-    result = run_eval(mode, tiny_gold, tmp_path / "out")
-    assert result.metrics["counts/conversations"] == len(manifest["subsets"][mode.value])
+# gold/v1's subsets are strict subsets of its 125 conversations (the tiny fixture's smoke is all 8)
+V1_SMOKE = ["c014", "c017", "c036", "c078", "c091", "c100", "c109"]  # docs/gold-set.md
+
+
+@pytest.mark.parametrize(("mode", "size"), [(Mode.SMOKE, 7), (Mode.FAST, 45)])
+def test_subset_modes_replay_the_manifests_subset(mode: Mode, size: int, local_store: str, tmp_path: Path) -> None:
+    gold = copy_gold(REPO / "gold" / "v1", tmp_path / "v1", oracle=False)  # its own cassettes and subsets
+    subset = json.loads((gold / "cassette_manifest.json").read_text())["subsets"][mode.value]
+    assert len(subset) == size and (mode is Mode.FAST or subset == V1_SMOKE)
+    out = tmp_path / "out"
+    result = run_eval(mode, gold, out)
+    rows = [json.loads(line) for line in (out / "per_conversation.jsonl").read_text().splitlines()]
+    assert [r["conversation_id"] for r in rows] == subset  # exactly the subset, in gold order
+    assert result.metrics["counts/conversations"] == size
     tags = MlflowClient(local_store).get_run(result.logged.run_id).data.tags
     assert tags["subset"] == mode.value and tags["mode"] == mode.value
 
 
+@pytest.mark.parametrize("mode", [Mode.CASSETTE, Mode.SMOKE, Mode.FAST])
 def test_prompt_drift_stops_the_run_with_both_hashes_and_the_fix(
-    tiny_gold: Path, local_store: str, tmp_path: Path, changed_prompt: str
+    mode: Mode, tiny_gold: Path, local_store: str, tmp_path: Path, changed_prompt: str
 ) -> None:
     recorded = json.loads((tiny_gold / "cassette_manifest.json").read_text())["prompt_sha256"]
     with pytest.raises(ContractDriftError) as info:
-        run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+        run_eval(mode, tiny_gold, tmp_path / "out")
     text = str(info.value)
     assert f"system prompt: manifest {recorded}, code {changed_prompt}" in text
     assert "extraction-eval cassettes oracle" in text and "--mode record" in text
@@ -141,9 +150,21 @@ def test_gold_file_drift_has_no_override(
 ) -> None:
     monkeypatch.setenv("EXTRACTION_EVAL_ALLOW_CONTRACT_DRIFT", "1")
     path = tiny_gold / "expected_memories.jsonl"
+    recorded = json.loads((tiny_gold / "cassette_manifest.json").read_text())["files"]["expected_memories.jsonl"]
+    assert recorded == hashlib.sha256(path.read_bytes()).hexdigest()
     path.write_text(path.read_text().replace("Lisbon", "Braga"))
-    with pytest.raises(ContractDriftError, match="gold files drifted"):
+    actual = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert actual != recorded
+    with pytest.raises(ContractDriftError) as info:
         run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+    text = str(info.value)
+    assert text.startswith("contract gate: gold files drifted:\n")
+    assert (
+        f"{path}: sha256 is {actual} but the manifest records {recorded}; "
+        f"restore the file with `git checkout -- {path}`, or re-generate the manifest with "
+        f"`extraction-eval cassettes oracle --gold {tiny_gold}` if the change is intended.\n" in text + "\n"
+    )
+    assert not (tmp_path / "out" / "run.json").exists()
 
 
 def test_failed_conversations_are_scored_and_the_run_goes_on(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 import pytest
@@ -125,13 +126,65 @@ def test_baseline_file(gold) -> None:  # type: ignore[no-untyped-def]
     assert vllm.metrics is None and vllm.last_refreshed is None and vllm.cassette_kind is None
 
 
+# Counted by hand from gold/v1's files. A memory with two categories counts under each:
+# 30 + 25 + 26 + 27 + 32 = 140 = 130 memories + 10 multi-label ones with a second category.
+# Each memory has one temporal kind: 61 + 37 + 16 + 16 = 130.
+V1_TABLE = """\
+  conversations           125
+  expected_memories       130
+  negative_conversations  16
+  multi_label             10
+  supersession            10
+  category/factual        30
+  category/procedural     25
+  category/preference     26
+  category/behavioral     27
+  category/episodic       32
+  temporal/durable        61
+  temporal/current        37
+  temporal/past           16
+  temporal/future         16
+  turns/min               2
+  turns/max               12
+  cassettes               125 (oracle_aligned_expected_json)
+  subset smoke            7
+  subset fast             45
+  frozen inputs           pinned
+ok
+"""
+
+
 def test_gold_validate_prints_the_table() -> None:
     result = CliRunner().invoke(app, ["gold", "validate", "--gold", str(V1)])
     assert result.exit_code == 0, result.output
-    lines = {" ".join(line.split()[:-1]): line.split()[-1] for line in result.output.splitlines()[1:] if line.strip()}
-    assert lines["conversations"] == "125" and lines["expected_memories"] == "130"
-    assert lines["multi_label"] == "10" and lines["supersession"] == "10"
-    assert lines["frozen inputs"] == "pinned" and result.output.rstrip().endswith("ok")
+    assert result.output == f"gold 'v1' at {V1}\n" + V1_TABLE
+
+
+def test_the_table_agrees_with_a_count_of_the_raw_files() -> None:
+    """The hand-written table, recounted from the JSON lines without the package's loaders."""
+    conversations = [json.loads(line) for line in (V1 / "conversations.jsonl").read_text().splitlines()]
+    memories = [json.loads(line) for line in (V1 / "expected_memories.jsonl").read_text().splitlines()]
+    manifest = json.loads((V1 / "cassette_manifest.json").read_text())
+    cassettes = [json.loads(line) for line in (V1 / "openai_cassettes.jsonl").read_text().splitlines()]
+    with_memories = {m["conversation_id"] for m in memories}
+    turns = [len(c["turns"]) for c in conversations]
+    counted = {
+        "conversations": len(conversations),
+        "expected_memories": len(memories),
+        "negative_conversations": sum(c["conversation_id"] not in with_memories for c in conversations),
+        "multi_label": sum(len(m["categories"]) > 1 for m in memories),
+        "supersession": sum(m["supersedes"] is not None for m in memories),
+        **{f"category/{c}": n for c, n in Counter(c for m in memories for c in m["categories"]).items()},
+        **{f"temporal/{k}": n for k, n in Counter(m["temporal_kind"] for m in memories).items()},
+        "turns/min": min(turns),
+        "turns/max": max(turns),
+        "cassettes": f"{len(cassettes)} ({manifest['cassette_kind']})",
+        "subset smoke": len(manifest["subsets"]["smoke"]),
+        "subset fast": len(manifest["subsets"]["fast"]),
+    }
+    rows = dict(re.split(r"\s{2,}", line.strip()) for line in V1_TABLE.splitlines()[:-2])
+    assert rows == {k: str(v) for k, v in counted.items()}
+    assert {len(m["categories"]) for m in memories if len(m["categories"]) > 1} == {2}  # so 130 + 10 = 140
 
 
 def test_an_edit_to_v1_fails_even_with_a_regenerated_manifest(tmp_path) -> None:  # type: ignore[no-untyped-def]
