@@ -49,7 +49,7 @@ def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_pat
         "model": "gpt-4o-mini",
         "mode": "cassette",
         "subset": "full",
-        "matcher": "keyed-dice@2",
+        "matcher": "keyed-dice@3",
         "git_dirty": "unknown",
         "contract_override": "false",
         "run_kind": "eval",

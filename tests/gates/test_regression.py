@@ -11,7 +11,7 @@ from extraction_eval.gates import Verdict, compare, judge
 from extraction_eval.metric_keys import DEFAULT_GATED_METRICS
 from extraction_eval.tracking import BaselineRecord, RunRecord
 
-IDENTITY = {"gold_version": "v1", "subset": "full", "matcher": "keyed-dice@2"}
+IDENTITY = {"gold_version": "v1", "subset": "full", "matcher": "keyed-dice@3"}
 
 
 def run(metrics: dict[str, float] | None = None, status: str = "FINISHED", **tags: str) -> RunRecord:
@@ -105,7 +105,7 @@ def test_lower_is_better_metrics_fail_when_they_rise() -> None:
         ),
         (run(), [baseline(metrics={})], "missing or NaN"),
         (run(gold_version="v2"), [baseline()], "gold version 'v2' but the baseline has 'v1'"),
-        (run(matcher="embedding@3"), [baseline()], "matcher 'embedding@3' but the baseline has 'keyed-dice@2'"),
+        (run(matcher="embedding@3"), [baseline()], "matcher 'embedding@3' but the baseline has 'keyed-dice@3'"),
         (run(), [baseline(subset="smoke")], "subset 'full' but the baseline has 'smoke'"),
         (run(subset="smoke"), [baseline()], "covers the 'smoke' subset; gate the full set"),
         (run(subset="fast"), [baseline()], "covers the 'fast' subset"),

@@ -131,7 +131,7 @@ def test_promote_moves_the_alias_and_rewrites_the_file(tiny_gold: Path, local_st
     assert version.run_id == run_id and str(version.version) == "2"
     block = json.loads((tiny_gold / "baseline_results.json").read_text())["providers"]["openai"]
     assert block["mlflow_run_id"] == run_id and block["cassette_kind"] == "oracle_aligned_expected_json"
-    assert block["matcher"] == "keyed-dice@2" and block["subset"] == "full" and block["enforcement"] == "ci"
+    assert block["matcher"] == "keyed-dice@3" and block["subset"] == "full" and block["enforcement"] == "ci"
     assert set(block["metrics"]) == set(block["gated_metrics"])
 
 
@@ -153,5 +153,5 @@ def test_the_gate_shows_every_change_to_the_baseline_file_for_review(
     assert gate.exit_code == 0, gate.output  # the registered bar decides; the edit is shown, not used
     note = gate.output.split("**Review:**", 1)[1]
     assert 'model "gpt-4o-mini" -> "gpt-4o"' in note
-    assert 'matcher "keyed-dice@2" -> "embedding@1"' in note
+    assert 'matcher "keyed-dice@3" -> "embedding@1"' in note
     assert "gated_metrics [" in note and "`temporal_accuracy` 1.0000 -> null" in note

@@ -1,7 +1,9 @@
 """Content matchers: when does a predicted memory say the same thing as an expected one.
 
-The default, ``keyed-dice@2``, is deterministic and conservative (docs/matcher.md);
-version 1, never used for a published number, lacked rule 4. The rules:
+The default, ``keyed-dice@3``, is deterministic and conservative (docs/matcher.md);
+version 1, never used for a published number, lacked rule 4; version 2 refused a
+swapped word only when no second word was shared, and had no synonyms and no rule 5.
+The rules:
 
 1. Text that is equal after normalisation (Unicode NFKC, case folding, punctuation
    removed, white space collapsed) has similarity 1.0.
@@ -12,10 +14,16 @@ version 1, never used for a published number, lacked rule 4. The rules:
    matches "... Thursday"; "lives in Lisbon" never matches "lives in Porto".
 3. They must have the same polarity: the count of negation words (not, never,
    dislikes, hates, avoids, quit, stopped, ...) is odd in both or even in both.
-4. A substitution is refused: when only one content word is shared and each side has a
-   word the other lacks ("on the platform team" / "on the payments team"), the
-   similarity is 0.0.
-5. Then the similarity is the Dice coefficient of their content words (stop words
+4. A substitution is refused: when each side has a content word the other lacks and
+   either only one word is shared ("on the platform team" / "on the payments team")
+   or exactly one word differs on each side ("prefers dark mode in the editor" /
+   "prefers light mode in the editor"), the similarity is 0.0. The preference verbs
+   like, prefer, enjoy and love (any form) count as one word.
+5. A reversal is refused: when both texts contain the same order word (over, than,
+   instead, rather, versus, vs, from, to, before, after, replaced, replacing) and two
+   shared words swap sides of it ("prefers tea over coffee" / "prefers coffee over
+   tea", "from Porto to Lisbon" / "from Lisbon to Porto"), the similarity is 0.0.
+6. Then the similarity is the Dice coefficient of their content words (stop words
    dropped), where two words agree when equal or when both have 5+ letters and
    share their first 5 ("allergic" / "allergy").
 
@@ -256,13 +264,49 @@ def fact_keys(text: str) -> frozenset[str]:
     return frozenset(keys)
 
 
-@lru_cache(maxsize=8192)
-def _content_tokens(text: str) -> tuple[tuple[str, ...], int]:
-    words = normalize(text.replace("n't", " not").replace("n’t", " not")).split()
-    negations = sum(1 for w in words if _NEGATORS.match(w))
+# Preference verbs a model and a labeler use interchangeably ("prefers" / "likes").
+_SYNONYMS = {
+    form: "like"
+    for form in (
+        "like",
+        "likes",
+        "liked",
+        "prefer",
+        "prefers",
+        "preferred",
+        "enjoy",
+        "enjoys",
+        "enjoyed",
+        "love",
+        "loves",
+        "loved",
+    )
+}
+# Words around which order carries meaning: "tea over coffee", "from Porto to Lisbon".
+_ORDER_WORDS = (
+    "over",
+    "than",
+    "instead",
+    "rather",
+    "versus",
+    "vs",
+    "from",
+    "to",
+    "before",
+    "after",
+    "replaced",
+    "replacing",
+)
+
+
+def _words(text: str) -> list[str]:
+    return normalize(text.replace("n't", " not").replace("n’t", " not")).split()
+
+
+def _content(words: list[str]) -> tuple[str, ...]:
     # Dates, numbers, weekdays and months are compared as fact keys, not as words.
-    tokens = tuple(
-        w
+    return tuple(
+        _SYNONYMS.get(w, w)
         for w in words
         if w not in _STOP
         and not _NEGATORS.match(w)
@@ -271,7 +315,43 @@ def _content_tokens(text: str) -> tuple[tuple[str, ...], int]:
         and w.rstrip("s") not in _WEEKDAYS
         and w not in _NUMBER_WORDS
     )
-    return tokens, negations % 2
+
+
+@lru_cache(maxsize=8192)
+def _content_tokens(text: str) -> tuple[tuple[str, ...], int]:
+    words = _words(text)
+    negations = sum(1 for w in words if _NEGATORS.match(w))
+    return _content(words), negations % 2
+
+
+@lru_cache(maxsize=8192)
+def _order_sides(text: str) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """For each order word in the text: the content tokens before and after its first use."""
+    words = _words(text)
+    sides = {}
+    for word in _ORDER_WORDS:
+        if word in words:
+            i = words.index(word)
+            sides[word] = (_content(words[:i]), _content(words[i + 1 :]))
+    return sides
+
+
+def _side(token: str, sides: tuple[tuple[str, ...], tuple[str, ...]]) -> str | None:
+    before = any(_agree(token, other) for other in sides[0])
+    after = any(_agree(token, other) for other in sides[1])
+    return "before" if before and not after else "after" if after and not before else None
+
+
+def reversed_around_order_word(a: str, b: str) -> bool:
+    """Two shared words that swap sides of the same order word: "tea over coffee" / "coffee over tea"."""
+    sides_a, sides_b = _order_sides(a), _order_sides(b)
+    for word in sides_a.keys() & sides_b.keys():
+        sa, sb = sides_a[word], sides_b[word]
+        moved_back = any(_side(t, sa) == "before" and _side(t, sb) == "after" for t in sa[0])
+        moved_forth = any(_side(t, sa) == "after" and _side(t, sb) == "before" for t in sa[1])
+        if moved_back and moved_forth:
+            return True
+    return False
 
 
 def _agree(a: str, b: str) -> bool:
@@ -305,7 +385,7 @@ class KeyedDiceMatcher:
     """The default matcher (see the module docstring and docs/matcher.md)."""
 
     name: str = "keyed-dice"
-    version: str = "2"
+    version: str = "3"
     threshold: float = 0.5
 
     def similarity(self, a: str, b: str) -> float:
@@ -318,9 +398,13 @@ class KeyedDiceMatcher:
         if polarity_a != polarity_b:
             return 0.0
         common = shared_tokens(tokens_a, tokens_b)
-        if common < 2 and common < len(tokens_a) and common < len(tokens_b):
-            # One shared word and a different word on each side: "on the platform team" vs
-            # "on the payments team" is a substitution, and nothing tells it from a paraphrase.
+        only_a, only_b = len(tokens_a) - common, len(tokens_b) - common
+        if only_a and only_b and (common < 2 or only_a == only_b == 1):
+            # A different word on each side and little else, or exactly one word swapped:
+            # "on the platform team" / "on the payments team", "dark mode" / "light mode".
+            # Nothing tells such a substitution from a paraphrase, so it is refused.
+            return 0.0
+        if reversed_around_order_word(a, b):
             return 0.0
         return round(dice(tokens_a, tokens_b), 9)
 
