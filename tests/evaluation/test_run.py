@@ -65,6 +65,7 @@ def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_pat
     gold_bytes = (tiny_gold / "conversations.jsonl").read_bytes() + (tiny_gold / "expected_memories.jsonl").read_bytes()
     assert dataset_input.dataset.name == "gold-tiny"
     assert dataset_input.dataset.digest == hashlib.sha256(gold_bytes).hexdigest()[:16]  # docs/tracking.md
+    assert (out / "cassette_manifest.json").read_bytes() == (tiny_gold / "cassette_manifest.json").read_bytes()
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {
         "metrics.json",

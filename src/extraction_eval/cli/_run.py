@@ -74,8 +74,7 @@ def run_command(
     if comparison is not None:
         typer.echo("")
         typer.echo(comparison)
-    typer.echo(
-        f"wrote {output_dir / 'metrics.json'}, {output_dir / 'per_conversation.jsonl'}, {output_dir / 'run.json'}"
-    )
+    names = ["metrics.json", "per_conversation.jsonl", "cassette_manifest.json", "run.json"]
+    typer.echo("wrote " + ", ".join(str(output_dir / n) for n in names if (output_dir / n).exists()))
     if result.failed:
         raise typer.Exit(1)

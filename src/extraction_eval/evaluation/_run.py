@@ -10,7 +10,7 @@ from typing import Any
 
 from .._exceptions import ContractDriftError
 from .._git import git_state
-from .._jsonio import atomic_write_text, dumps_line, write_json
+from .._jsonio import atomic_write_bytes, atomic_write_text, dumps_line, write_json
 from .._settings import mlflow_run_id, project_root, tracking_uri
 from ..cassettes import plan_replay
 from ..contract import SAMPLING, prompt_sha256, schema_sha256
@@ -257,8 +257,14 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
         params["max_retries"] = str(options.max_retries)
         params["timeout_s"] = str(options.timeout_s)
     artifacts = [metrics_path, per_conversation]
+    # The manifest the run used, beside its numbers in the output folder too (and never
+    # an older run's copy beside these numbers when this gold folder has none).
+    manifest_copy = output_dir / MANIFEST_FILE
     if (gold_dir / MANIFEST_FILE).exists():
-        artifacts.append(gold_dir / MANIFEST_FILE)
+        atomic_write_bytes(manifest_copy, (gold_dir / MANIFEST_FILE).read_bytes())
+        artifacts.append(manifest_copy)
+    else:
+        manifest_copy.unlink(missing_ok=True)
     description = run_description(
         kind.value,
         model=plan.model,
