@@ -140,6 +140,16 @@ def test_override_under_ci_is_an_error(
         run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
 
 
+def test_override_under_ci_is_an_error_even_without_drift(
+    tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EXTRACTION_EVAL_ALLOW_CONTRACT_DRIFT", "1")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(ConfigurationError, match="CI must never override"):
+        run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+    assert not (tmp_path / "out").exists()  # stopped before anything was written
+
+
 def test_bumping_only_the_manifest_hash_is_caught(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
     edit_manifest(tiny_gold, prompt_sha256="0" * 64)
     with pytest.raises(GoldDataError, match="cassette 't01': prompt_sha256 is .* but the manifest says '0000"):
