@@ -54,3 +54,18 @@ def git(repo: Path, *args: str) -> str:
     return subprocess.run(
         ["git", *identity, *args], cwd=repo, check=True, capture_output=True, text=True
     ).stdout.strip()
+
+
+def committed_gold_repo(root: Path, gold_source: Path, gold_rel: str = "gold/tiny") -> tuple[Path, str]:
+    """A new git repository at ``root`` whose first commit holds a copy of ``gold_source``.
+
+    Returns the gold folder and the commit's sha.
+    """
+    from .conftest import copy_gold
+
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    gold = copy_gold(gold_source, root / gold_rel)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    return gold, git(root, "rev-parse", "HEAD")

@@ -12,19 +12,14 @@ from typer.testing import CliRunner
 from extraction_eval.cli import app
 
 from ..conftest import TINY, copy_gold
-from ..helpers import git
+from ..helpers import committed_gold_repo, git
 
 
 def test_register_from_rev_reads_the_base_file_not_the_working_tree(
     tmp_path: Path, local_store: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    gold = copy_gold(TINY, repo / "gold" / "tiny")
-    git(repo, "add", "-A")
-    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base")
-    base = git(repo, "rev-parse", "HEAD")
+    gold, base = committed_gold_repo(repo, TINY)
     monkeypatch.chdir(repo)
     # the pull request lowers the bar in its own copy of the file
     path = gold / "baseline_results.json"
@@ -63,12 +58,7 @@ def test_register_from_the_working_tree_records_the_commit_and_a_dirty_tree(
     tmp_path: Path, local_store: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    gold = copy_gold(TINY, repo / "gold" / "tiny")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
-    head = git(repo, "rev-parse", "HEAD")
+    gold, head = committed_gold_repo(repo, TINY)
     monkeypatch.chdir(repo)
     client = MlflowClient(local_store, registry_uri=local_store)
     runner = CliRunner()
