@@ -17,18 +17,14 @@ app.add_typer(gold_app, name="gold")
 @gold_app.command("validate")
 def validate_command(gold: GoldOption = DEFAULT_GOLD) -> None:
     """Check every file, row, count, subset, pinned hash and cassette request; print the counts."""
-    from ..gates._contract import check_cassette_rows, check_replay
-    from ..gold import BASELINE_FILE, PINNED_GOLD, Problem, check_gold, load_baseline_file, load_gold
+    from ..gates._contract import replay_mode_problems
+    from ..gold import BASELINE_FILE, PINNED_GOLD, Problem, load_baseline_file, load_gold
     from ..gold._check import read_cassettes
 
     data = load_gold(gold)
     assert data.manifest is not None
     cassettes = read_cassettes(data, data.manifest)
-    problems = [
-        *check_gold(data, data.manifest, cassettes),
-        *check_cassette_rows(gold, data.manifest, cassettes),
-        *check_replay(data, data.manifest, cassettes),  # what `run --mode cassette` would refuse
-    ]
+    problems, _ = replay_mode_problems(data, data.manifest, cassettes)  # what a replay would refuse
     baseline_path = gold / BASELINE_FILE
     if baseline_path.exists():
         baseline = load_baseline_file(baseline_path)

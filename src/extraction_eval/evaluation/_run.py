@@ -12,19 +12,17 @@ from .._exceptions import ContractDriftError
 from .._git import git_state
 from .._jsonio import atomic_write_bytes, atomic_write_text, dumps_line, write_json
 from .._settings import mlflow_run_id, project_root, tracking_uri
-from ..cassettes import plan_replay
+from ..cassettes import ReplayPlan
 from ..contract import SAMPLING, prompt_sha256, schema_sha256
 from ..evidence import evidence_line, run_description
 from ..gates._contract import contract_gate, raise_problems
 from ..gold import (
-    CASSETTES_FILE,
     CONVERSATIONS_FILE,
     EXPECTED_FILE,
     MANIFEST_FILE,
     Cassette,
     Conversation,
     GoldSet,
-    load_cassettes,
     load_gold,
 )
 from ..gold._check import check_file_hashes, check_pinned, read_cassettes
@@ -144,35 +142,16 @@ def _dataset(gold: GoldSet) -> DatasetInfo:
     )
 
 
-def _collect(
-    plan: RunPlan,
-    gold: GoldSet,
-    selected: Sequence[Conversation],
-    cassettes: list[Cassette],
-    options: RunOptions,
-) -> Collected:
-    if plan.mode.is_replay:
-        assert gold.manifest is not None
-        replay = plan_replay(
-            gold.path / CASSETTES_FILE,
-            cassettes,
-            gold.conversations,
-            selected,
-            plan.model,
-            kind=gold.manifest.cassette_kind,
-        )
-        notes: tuple[str, ...] = ()
-        if replay.unused:
-            notes = (f"{len(replay.unused)} cassette(s) not used by subset {plan.subset.value!r}.",)
-        return Collected(
-            records=replay_records(dict(replay.cassettes)),
-            cassette_kind=gold.manifest.cassette_kind,
-            unused=replay.unused,
-            notes=notes,
-        )
-    from ..providers import collect_live
-
-    return collect_live(plan, gold, selected, options)
+def _replayed(plan: RunPlan, kind: CassetteKind, replay: ReplayPlan) -> Collected:
+    notes: tuple[str, ...] = ()
+    if replay.unused:
+        notes = (f"{len(replay.unused)} cassette(s) not used by subset {plan.subset.value!r}.",)
+    return Collected(
+        records=replay_records(dict(replay.cassettes)),
+        cassette_kind=kind,
+        unused=replay.unused,
+        notes=notes,
+    )
 
 
 def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions | None = None) -> RunResult:
@@ -180,7 +159,7 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
     options = options or RunOptions()
     gold = load_gold(gold_dir, require_manifest=mode.is_replay)
     plan = plan_run(mode, gold_dir, output_dir, gold.manifest)
-    cassette_path = gold_dir / CASSETTES_FILE
+    selected = gold.subset_conversations(plan.subset)
 
     override = False
     notes: list[str] = []
@@ -188,15 +167,15 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
         if gold.manifest is None:  # pragma: no cover - load_gold requires it
             raise ContractDriftError(f"{gold_dir / MANIFEST_FILE}: no manifest")
         cassettes = read_cassettes(gold, gold.manifest)  # a missing file names the path and the fix
-        verdict = contract_gate(gold, gold.manifest, cassettes, gold.subset_conversations(plan.subset))
+        verdict = contract_gate(gold, gold.manifest, cassettes, selected)
         override = verdict.override
         notes += [f"CONTRACT OVERRIDE: {d}" for d in verdict.drift]
+        collected = _replayed(plan, gold.manifest.cassette_kind, verdict.replay)
     else:
-        cassettes = [c for _, c in load_cassettes(cassette_path)] if cassette_path.exists() else []
         _check_inputs(gold)
+        from ..providers import collect_live
 
-    selected = gold.subset_conversations(plan.subset)
-    collected = _collect(plan, gold, selected, cassettes, options)
+        collected = collect_live(plan, gold, selected, options)
     notes += collected.notes
     report = score(build_cases(gold, selected, collected.records), DEFAULT_MATCHER)
     records = [collected.records[c.conversation_id] for c in selected]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .._exceptions import CassetteError, ContractDriftError, GoldDataError
 from .._settings import ALLOW_DRIFT_VAR, allow_contract_drift
-from ..cassettes import plan_replay
+from ..cassettes import ReplayPlan, plan_replay
 from ..contract import prompt_sha256, schema_sha256
 from ..gold import CASSETTES_FILE, Cassette, CassetteManifest, Conversation, GoldSet, Problem, check_gold
 from ..gold._check import remake_command
@@ -30,10 +30,11 @@ _SHOWN_LINES = 5
 
 @dataclass(frozen=True)
 class ContractVerdict:
-    """Passed, or passed by override (with what drifted)."""
+    """Passed, or passed by override (with what drifted); ``replay`` is the checked replay plan."""
 
     override: bool
     drift: tuple[str, ...]
+    replay: ReplayPlan
 
 
 def raise_problems(problems: Sequence[Problem]) -> None:
@@ -84,15 +85,20 @@ def check_cassette_rows(gold_dir: Path, manifest: CassetteManifest, cassettes: S
     return problems
 
 
-def check_replay(
+def replay_mode_problems(
     gold: GoldSet,
     manifest: CassetteManifest,
     cassettes: Sequence[Cassette],
     selected: Sequence[Conversation] | None = None,
-) -> list[Problem]:
-    """What replay would refuse (missing, mismatched, unknown cassettes), as a problem."""
+) -> tuple[list[Problem], ReplayPlan | None]:
+    """Every check a replay makes before it starts (``gold validate`` runs the same), and the
+    replay plan over ``selected`` (default all) when the cassettes allow one.
+
+    Replay problems are what replay would refuse: missing, mismatched or unknown cassettes.
+    """
+    problems = [*check_gold(gold, manifest, cassettes), *check_cassette_rows(gold.path, manifest, cassettes)]
     try:
-        plan_replay(
+        replay = plan_replay(
             gold.path / CASSETTES_FILE,
             cassettes,
             gold.conversations,
@@ -101,8 +107,8 @@ def check_replay(
             kind=manifest.cassette_kind,
         )
     except CassetteError as exc:
-        return [Problem("replay", str(exc))]
-    return []
+        return [*problems, Problem("replay", str(exc))], None
+    return problems, replay
 
 
 def contract_gate(
@@ -114,13 +120,9 @@ def contract_gate(
     """Run every replay-mode check, over ``selected`` (default all); raise on drift unless the override is set."""
     # Read first: under CI the override is an error whenever it is set, drift or not.
     override_allowed = allow_contract_drift()
-    raise_problems(
-        [
-            *check_gold(gold, manifest, cassettes),
-            *check_cassette_rows(gold.path, manifest, cassettes),
-            *check_replay(gold, manifest, cassettes, selected),
-        ]
-    )
+    problems, replay = replay_mode_problems(gold, manifest, cassettes, selected)
+    raise_problems(problems)
+    assert replay is not None  # no problem means replay planned
     drift = []
     for label, recorded, current in (
         ("system prompt", manifest.prompt_sha256, prompt_sha256()),
@@ -129,9 +131,9 @@ def contract_gate(
         if recorded != current:
             drift.append(f"{label}: manifest {recorded}, code {current}")
     if not drift:
-        return ContractVerdict(override=False, drift=())
+        return ContractVerdict(override=False, drift=(), replay=replay)
     if override_allowed:
-        return ContractVerdict(override=True, drift=tuple(drift))
+        return ContractVerdict(override=True, drift=tuple(drift), replay=replay)
     raise ContractDriftError(
         "contract gate: the extraction contract changed since the cassettes were made:\n  "
         + "\n  ".join(drift)
