@@ -1,8 +1,15 @@
-"""The gate's reader for local stores (the embedded SQLite default): the MLflow client."""
+"""The gate's reader for local stores (the embedded SQLite default): the MLflow client.
+
+Whatever the store throws (a file that is not an SQLite database, a database URI whose
+driver is not installed, ...) becomes a TrackingError, which the gate reports as "could
+not evaluate": it fails closed, never with a traceback.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .._exceptions import TrackingError
 from ._names import BASELINE_ALIAS, provider_of_model
@@ -20,28 +27,53 @@ def _record(run: Any) -> RunRecord:
     )
 
 
+_T = TypeVar("_T")
+
+
+def _store_errors(method: Callable[..., _T]) -> Callable[..., _T]:
+    @functools.wraps(method)
+    def wrapper(self: ClientReader, *args: Any) -> _T:
+        try:
+            return method(self, *args)
+        except TrackingError:
+            raise
+        except Exception as exc:
+            raise TrackingError(
+                f"reading the tracking store {self._uri!r} failed ({type(exc).__name__}: {str(exc)[:300]}); "
+                "check MLFLOW_TRACKING_URI and that the store is an MLflow store this version can read."
+            ) from None
+
+    return wrapper
+
+
 class ClientReader:
     """Reads runs and registered baselines through ``mlflow.MlflowClient``."""
 
     def __init__(self, uri: str):
+        self._uri = uri  # first: the error message names it
+        self._open()
+
+    @_store_errors
+    def _open(self) -> None:
         from mlflow import MlflowClient
         from mlflow.exceptions import MlflowException
 
         self._missing = MlflowException
-        self._client = MlflowClient(tracking_uri=uri, registry_uri=uri)
-        self._uri = uri
+        self._client = MlflowClient(tracking_uri=self._uri, registry_uri=self._uri)
 
     def _absent(self, exc: Exception) -> bool:
         return "RESOURCE_DOES_NOT_EXIST" in str(getattr(exc, "error_code", "")) or "not found" in str(exc).lower()
 
+    @_store_errors
     def get_run(self, run_id: str) -> RunRecord | None:
         try:
             return _record(self._client.get_run(run_id))
         except self._missing as exc:
             if self._absent(exc):
                 return None
-            raise TrackingError(f"{self._uri!r}: cannot read run {run_id!r}: {exc}") from None
+            raise
 
+    @_store_errors
     def newest_run(self, experiment_name: str, filter_string: str) -> RunRecord | None:
         experiment = self._client.get_experiment_by_name(experiment_name)
         if experiment is None:
@@ -54,6 +86,7 @@ class ClientReader:
         )
         return _record(runs[0]) if runs else None
 
+    @_store_errors
     def baselines(self) -> list[BaselineRecord]:
         out = []
         for model in self._client.search_registered_models(filter_string="name LIKE 'extraction-eval-%'"):
