@@ -64,7 +64,6 @@ def bench_eval(repeat: int, work: Path, server_uri: str | None) -> dict[str, obj
     stores = {"sqlite": f"sqlite:///{work / 'eval.db'}"}
     if server_uri is not None:
         stores["server"] = server_uri
-    import_samples: list[float] = []
     for label, uri in stores.items():
         env = {**os.environ, "MLFLOW_TRACKING_URI": uri}
         run = [
@@ -79,6 +78,7 @@ def bench_eval(repeat: int, work: Path, server_uri: str | None) -> dict[str, obj
             "--no-progress",
         ]
         wall(run, env, work)  # creates the store, its tables and the experiment: not measured
+        # The import is measured next to each store's eval, so both see the same load on a shared machine.
         import_mlflow, import_samples = median_of(repeat, [sys.executable, "-c", "import mlflow"], env, work)
         eval_time, eval_samples = median_of(repeat, run, env, work)
         out[label] = {

@@ -29,5 +29,6 @@ DEFAULT_GATED_METRICS: tuple[str, ...] = (
 
 
 def gated_or_default(gated: Sequence[str] | None) -> tuple[str, ...]:
-    """A baseline block's gated metrics, or DEFAULT_GATED_METRICS when it lists none."""
-    return tuple(gated) if gated else DEFAULT_GATED_METRICS
+    """A baseline block's gated metrics (never empty: the file's model refuses an empty
+    list), or DEFAULT_GATED_METRICS when there is no block."""
+    return DEFAULT_GATED_METRICS if gated is None else tuple(gated)

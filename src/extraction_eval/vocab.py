@@ -77,11 +77,16 @@ class Provider(StrEnum):
     VLLM = "vllm"
 
 
+#: Each provider's model when neither the manifest nor the environment names one.
+DEFAULT_MODELS: dict[Provider, str] = {Provider.OPENAI: "gpt-4o-mini", Provider.VLLM: "Qwen/Qwen2.5-14B-Instruct"}
+
+
 CATEGORIES: tuple[Category, ...] = tuple(Category)
 TEMPORAL_KINDS: tuple[TemporalKind, ...] = tuple(TemporalKind)
 
 __all__ = [
     "CATEGORIES",
+    "DEFAULT_MODELS",
     "TEMPORAL_KINDS",
     "CassetteKind",
     "Category",

@@ -71,7 +71,6 @@ def register_command(
     from ..tracking._baseline import register_from_file
 
     path = gold / BASELINE_FILE
-    rev: str | None
     if from_rev is not None:
         root = project_root()
         sha = resolve_rev(root, from_rev)
@@ -86,15 +85,18 @@ def register_command(
             baseline = BaselineFile.model_validate(json.loads(data))
         except (ValueError, TypeError) as exc:
             raise GoldDataError(f"{path} at {from_rev!r}: {exc}") from None
-        source, rev = str(path), sha
+        origin, rev = f"{path}@{sha}", sha
     else:
         baseline = parse_document(path, BaselineFile, what="baseline file")
-        state = git_state(project_root())
-        source = str(path)
         # The working tree's file: record the commit it sits on, and whether the tree differs from it.
-        rev = None if state.commit is None else f"working-tree@{state.commit}" + ("+dirty" if state.dirty else "")
+        state = git_state(project_root())
+        if state.commit is None:
+            origin, rev = f"{path} (working tree, no git repository)", "working-tree"
+        else:
+            rev = f"working-tree@{state.commit}" + ("+dirty" if state.dirty else "")
+            origin = f"{path} ({rev})"
     for item in register_from_file(
-        tracking_uri(), baseline, source=source, source_rev=rev, if_missing=if_missing, replace=replace
+        tracking_uri(), baseline, origin=origin, source_rev=rev, if_missing=if_missing, replace=replace
     ):
         typer.echo(f"{item.provider}: {item.action} version {item.version} (run {item.run_id})")
 

@@ -53,6 +53,7 @@ def run_command(
     """Run one evaluation and log it as one MLflow run."""
     from ..evaluation import RunOptions, run_eval, summary_lines
     from ..evaluation._compare import live_comparison
+    from ..gold import MANIFEST_FILE
 
     result = run_eval(
         mode,
@@ -74,7 +75,7 @@ def run_command(
     if comparison is not None:
         typer.echo("")
         typer.echo(comparison)
-    names = ["metrics.json", "per_conversation.jsonl", "cassette_manifest.json", "run.json"]
+    names = ["metrics.json", "per_conversation.jsonl", MANIFEST_FILE, "run.json"]
     typer.echo("wrote " + ", ".join(str(output_dir / n) for n in names if (output_dir / n).exists()))
     if result.failed:
         raise typer.Exit(1)

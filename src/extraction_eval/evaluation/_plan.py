@@ -15,9 +15,8 @@ from .._exceptions import ConfigurationError
 from .._settings import MODEL_VAR, PROVIDER_VAR, env_value
 from ..gold import BASELINE_FILE, CassetteManifest, load_baseline_file
 from ..tracking._names import EXPERIMENT, VLLM_EXPERIMENT
-from ..vocab import CassetteKind, Enforcement, Mode, Provider, Subset
+from ..vocab import DEFAULT_MODELS, CassetteKind, Enforcement, Mode, Provider, Subset
 
-DEFAULT_MODELS = {Provider.OPENAI: "gpt-4o-mini", Provider.VLLM: "Qwen/Qwen2.5-14B-Instruct"}
 DEFAULT_ENFORCEMENT = {Provider.OPENAI: Enforcement.CI, Provider.VLLM: Enforcement.MANUAL}
 
 

@@ -78,21 +78,22 @@ def check_file_hashes(
     for name in names:
         path = gold.path / name
         recorded = manifest.files.get(name)
+        if not path.is_file():
+            records = "" if recorded is None else f", but the manifest records its sha256 {recorded}"
+            problems.append(
+                Problem(
+                    "data",
+                    f"{path}: file not found{records}; restore it with `git checkout -- {path}`, or "
+                    f"write it again with {remake}.",
+                )
+            )
+            continue
         if recorded is None:
             problems.append(
                 Problem(
                     "data",
                     f"{gold.path / 'cassette_manifest.json'}: field 'files' has no sha256 for "
                     f"{name!r}; regenerate the manifest with {remake}.",
-                )
-            )
-            continue
-        if not path.is_file():
-            problems.append(
-                Problem(
-                    "data",
-                    f"{path}: file not found, but the manifest records its sha256 {recorded}; restore it "
-                    f"with `git checkout -- {path}`, or write it again with {remake}.",
                 )
             )
             continue

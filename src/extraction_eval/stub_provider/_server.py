@@ -25,8 +25,8 @@ from typing import Any
 
 from .._jsonio import atomic_write_text
 from ..contract import render_conversation
-from ..evaluation._plan import DEFAULT_MODELS
 from ..gold import load_gold
+from ..vocab import DEFAULT_MODELS
 from ._handler import Reply, handle
 from ._http import (
     CONTINUE,

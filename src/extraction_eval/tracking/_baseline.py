@@ -96,12 +96,16 @@ def register_from_file(
     uri: str,
     baseline: BaselineFile,
     *,
-    source: str,
-    source_rev: str | None,
+    origin: str,
+    source_rev: str,
     if_missing: bool,
     replace: bool,
 ) -> list[Registered]:
-    """Seed each provider's baseline from the reviewed file, as a run tagged with its origin."""
+    """Seed each provider's baseline from the reviewed file, as a run tagged with its origin.
+
+    ``origin`` names the file and where it was read (``path@sha``, or ``path (working-tree@sha)``);
+    ``source_rev`` is the revision alone.
+    """
     from mlflow.entities import Metric
 
     client = _client(uri)
@@ -120,16 +124,10 @@ def register_from_file(
                 f"{existing.run_id}). Use `baseline register --if-missing` to keep it, "
                 "`--replace` to seed over it, or `baseline promote --run-id ID`."
             )
-        if source_rev is None:
-            origin = f"{source} (working tree, no git repository)"
-        elif source_rev.startswith("working-tree@"):
-            origin = f"{source} ({source_rev})"
-        else:
-            origin = f"{source}@{source_rev}"
         tags = {
             TAG_RUN_KIND: "baseline_seed",
             **_version_tags(block, baseline.gold_version, provider, origin),
-            "baseline_source_rev": source_rev or "working-tree",  # working-tree@<sha>[+dirty] with git
+            "baseline_source_rev": source_rev,
             "baseline_origin_run_id": block.mlflow_run_id or "",
             TAG_NOTE: (
                 f"Baseline for provider {provider!r} seeded from {origin}. Its numbers were "
