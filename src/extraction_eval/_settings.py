@@ -73,6 +73,21 @@ def tracking_uri() -> str:
     return f"sqlite:///{project_root() / 'mlflow.db'}"
 
 
+def hide_uri_password(text: str, uri: str) -> str:
+    """``text`` with the password of ``uri`` (``scheme://user:password@host``) replaced by ``***``.
+
+    Messages name the tracking URI and end up in logs, gate.md and the job summary.
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        password = urlsplit(uri).password
+    except ValueError:
+        return text
+    # Only where it stands as the URI's userinfo: a short password is also a common substring.
+    return text.replace(f":{password}@", ":***@") if password else text
+
+
 def mlflow_run_id() -> str | None:
     """The run ``mlflow run`` created for us, if any."""
     return _env(RUN_ID_VAR)

@@ -13,8 +13,8 @@ from extraction_eval import Mode, run_eval
 from extraction_eval.cli import app
 from extraction_eval.gates._gate_run import run_gate
 
-from ..conftest import TINY, copy_gold
-from ..helpers import git
+from ..conftest import TINY
+from ..helpers import committed_gold_repo, git
 
 
 @pytest.fixture
@@ -41,8 +41,14 @@ def test_run_json_without_a_run_id_is_published(
 @pytest.mark.parametrize(
     ("store", "expected"),
     [
-        ("corrupt", "reading the tracking store"),  # a file that is not an SQLite database
-        ("postgresql://u:p@127.0.0.1:1/db", "reading the tracking store"),  # no driver installed
+        # a file that is not an SQLite database
+        ("corrupt", "failed (DatabaseError: (sqlite3.DatabaseError) file is not a database"),
+        # no driver installed; the password never reaches gate.md or the job summary
+        (
+            "postgresql://u:canary-s3cret@127.0.0.1:1/db",
+            "- reading the tracking store 'postgresql://u:***@127.0.0.1:1/db' failed (ModuleNotFoundError: "
+            "No module named 'psycopg",
+        ),
     ],
 )
 def test_a_store_that_cannot_be_read_fails_closed_and_is_published(
@@ -56,21 +62,18 @@ def test_a_store_that_cannot_be_read_fails_closed_and_is_published(
     out = tmp_path / "out"
     result, markdown = run_gate("0" * 32, out, tiny_gold)
     assert result.exit_code == 2 and expected in markdown, markdown
-    assert "check MLFLOW_TRACKING_URI" in markdown
+    assert "check MLFLOW_TRACKING_URI" in markdown and "canary-s3cret" not in markdown
+    if store.startswith("sqlite"):
+        assert f"- reading the tracking store {store!r} " in markdown
     assert (out / "gate.md").read_text() == markdown and summary.read_text() == markdown + "\n"
 
 
 @pytest.fixture
-def project(tmp_path: Path, local_store: str, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git repository holding a project (MLproject) and a gold folder; cwd is its root."""
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git repository holding a project (MLproject) and a gold folder; cwd is its root, store inside."""
     root = tmp_path / "project"
-    root.mkdir()
-    (root / "MLproject").write_text("name: t\n")
-    (root / ".gitignore").write_text("mlflow.db\nmlartifacts/\nout/\n")
-    copy_gold(TINY, root / "gold" / "tiny")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "base")
+    files = {"MLproject": "name: t\n", ".gitignore": "mlflow.db\nmlartifacts/\nout/\n"}
+    committed_gold_repo(root, TINY, files=files)
     monkeypatch.chdir(root)
     monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{root / 'mlflow.db'}")
     return root

@@ -127,3 +127,32 @@ def test_unreachable_server_is_a_tracking_error(monkeypatch: pytest.MonkeyPatch)
     r, _ = reader(handler, monkeypatch)
     with pytest.raises(TrackingError, match="is unreachable .*set MLFLOW_TRACKING_URI"):
         r.get_run("r1")
+
+
+def test_a_password_in_the_uri_never_reaches_a_message() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError(f"refused: {request.url}", request=request)
+
+    r = RestReader("http://u:canary-s3cret@tracking.example:5000/", transport=httpx.MockTransport(handler))
+    with pytest.raises(TrackingError) as info:
+        r.get_run("r1")
+    assert "canary-s3cret" not in str(info.value)
+    assert "tracking server 'http://u:***@tracking.example:5000' is unreachable" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "uri", "shown"),
+    [
+        (
+            "at postgresql://u:p@h/db: no module psycopg",
+            "postgresql://u:p@h/db",
+            "at postgresql://u:***@h/db: no module psycopg",
+        ),
+        ("at sqlite:///x/mlflow.db", "sqlite:///x/mlflow.db", "at sqlite:///x/mlflow.db"),  # no password
+        ("at http://u@h", "http://u@h", "at http://u@h"),  # a user alone is no secret
+    ],
+)
+def test_hide_uri_password(text: str, uri: str, shown: str) -> None:
+    from extraction_eval._settings import hide_uri_password
+
+    assert hide_uri_password(text, uri) == shown

@@ -11,7 +11,7 @@ from typing import Any
 from .._exceptions import ContractDriftError
 from .._git import git_state
 from .._jsonio import atomic_write_bytes, atomic_write_text, dumps_line, write_json
-from .._settings import mlflow_run_id, project_root, tracking_uri
+from .._settings import hide_uri_password, mlflow_run_id, project_root, tracking_uri
 from ..cassettes import ReplayPlan
 from ..contract import SAMPLING, prompt_sha256, schema_sha256
 from ..evidence import evidence_line, run_description
@@ -292,7 +292,7 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
             "run_id": logged.run_id,
             "experiment_id": logged.experiment_id,
             "experiment_name": logged.experiment_name,
-            "tracking_uri": logged.tracking_uri,
+            "tracking_uri": hide_uri_password(logged.tracking_uri, logged.tracking_uri),
             "status": logged.status,
             "evidence": evidence_line(kind.value, model=plan.model),
             "tags": tags,
@@ -320,7 +320,7 @@ def summary_lines(result: RunResult) -> list[str]:
     ]
     lines = [
         f"run {result.logged.run_id} in experiment {result.logged.experiment_name!r} "
-        f"({result.logged.status}) at {result.logged.tracking_uri}",
+        f"({result.logged.status}) at {hide_uri_password(result.logged.tracking_uri, result.logged.tracking_uri)}",
         f"provider {result.plan.provider.value}, model {result.plan.model}, mode "
         f"{result.plan.mode.value}, subset {result.plan.subset.value}, enforcement "
         f"{result.plan.enforcement.value}",

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .._exceptions import TrackingError
+from .._settings import hide_uri_password
 from ._names import BASELINE_ALIAS, provider_of_model
 from ._records import BaselineRecord, RunRecord
 
@@ -38,10 +39,11 @@ def _store_errors(method: Callable[..., _T]) -> Callable[..., _T]:
         except TrackingError:
             raise
         except Exception as exc:
-            raise TrackingError(
+            message = (
                 f"reading the tracking store {self._uri!r} failed ({type(exc).__name__}: {str(exc)[:300]}); "
                 "check MLFLOW_TRACKING_URI and that the store is an MLflow store this version can read."
-            ) from None
+            )
+            raise TrackingError(hide_uri_password(message, self._uri)) from None
 
     return wrapper
 

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from .._exceptions import TrackingError
-from .._settings import tracking_auth
+from .._settings import hide_uri_password, tracking_auth
 from ._names import BASELINE_ALIAS, provider_of_model
 from ._records import BaselineRecord, RunRecord
 
@@ -56,6 +56,12 @@ class RestReader:
         )
 
     def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any] | None:
+        try:
+            return self._request(method, path, **kwargs)
+        except TrackingError as exc:
+            raise TrackingError(hide_uri_password(str(exc), self._uri)) from None
+
+    def _request(self, method: str, path: str, **kwargs: Any) -> dict[str, Any] | None:
         try:
             response = self._client.request(method, path, **kwargs)
         except httpx.HTTPError as exc:
