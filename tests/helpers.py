@@ -42,9 +42,15 @@ def drop_memories(conversation_ids: set[str]) -> Callable[[dict[str, Any]], dict
 
 
 def edit_manifest(gold_dir: Path, **fields: Any) -> None:
+    """Set manifest fields by hand, without re-signing anything; ``a__b`` names a nested field."""
     path = gold_dir / "cassette_manifest.json"
     data = json.loads(path.read_text(encoding="utf-8"))
-    data.update(fields)
+    for dotted, value in fields.items():
+        target = data
+        *parents, last = dotted.split("__")
+        for part in parents:
+            target = target[part]
+        target[last] = value
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
@@ -56,8 +62,11 @@ def git(repo: Path, *args: str) -> str:
     ).stdout.strip()
 
 
-def committed_gold_repo(root: Path, gold_source: Path, gold_rel: str = "gold/tiny") -> tuple[Path, str]:
-    """A new git repository at ``root`` whose first commit holds a copy of ``gold_source``.
+def committed_gold_repo(
+    root: Path, gold_source: Path, gold_rel: str = "gold/tiny", files: dict[str, str] | None = None
+) -> tuple[Path, str]:
+    """A new git repository at ``root`` whose first commit holds a copy of ``gold_source``
+    (with fresh oracle cassettes) and ``files`` (name: text).
 
     Returns the gold folder and the commit's sha.
     """
@@ -65,6 +74,8 @@ def committed_gold_repo(root: Path, gold_source: Path, gold_rel: str = "gold/tin
 
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
+    for name, text in (files or {}).items():
+        (root / name).write_text(text, encoding="utf-8")
     gold = copy_gold(gold_source, root / gold_rel)
     git(root, "add", "-A")
     git(root, "commit", "-qm", "base")

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from extraction_eval._jsonio import sha256_file
 from extraction_eval.cli import app
 
-from ..conftest import TINY, copy_gold
-from ..helpers import git
+from ..conftest import TINY
+from ..helpers import committed_gold_repo, git
 
 TOKEN = "EXTRACTION_EVAL_ORACLE_OK=1"
 
@@ -22,13 +22,7 @@ TOKEN = "EXTRACTION_EVAL_ORACLE_OK=1"
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A repository whose base commit has oracle cassettes for the current contract."""
     root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
-    copy_gold(TINY, root / "gold" / "tiny")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "base")
+    committed_gold_repo(root, TINY)
     git(root, "branch", "base")
     monkeypatch.chdir(root)
     return root

@@ -11,24 +11,14 @@ from extraction_eval._jsonio import sha256_file
 from extraction_eval.gold import _pinned, check_gold, load_cassettes, load_gold
 from extraction_eval.gold._subsets import SMOKE_REQUIREMENTS, choose_subsets, smoke_coverage
 
+from ..helpers import edit_manifest
+
 
 def problems(gold: Path) -> list[str]:
     data = load_gold(gold)
     assert data.manifest is not None
     cassettes = [c for _, c in load_cassettes(gold / "openai_cassettes.jsonl")]
     return [p.kind + ": " + p.message for p in check_gold(data, data.manifest, cassettes)]
-
-
-def edit_manifest(gold: Path, **changes: object) -> None:
-    path = gold / "cassette_manifest.json"
-    data = json.loads(path.read_text())
-    for dotted, value in changes.items():
-        target = data
-        *parents, last = dotted.split("__")
-        for part in parents:
-            target = target[part]
-        target[last] = value
-    path.write_text(json.dumps(data))
 
 
 def test_fresh_oracle_manifest_is_consistent(tiny_gold: Path) -> None:
@@ -144,3 +134,22 @@ def test_every_fix_follows_the_manifests_cassette_kind(kind: str, fix: str, wron
         f"{tiny_gold / 'cassette_manifest.json'}:",  # subsets.fast is not the rule's choice
     ], found
     assert all(fix.format(gold=tiny_gold) in m and wrong not in m for m in found), found
+
+
+def test_a_missing_cassette_file_is_named_even_when_the_manifest_lacks_its_hash(tiny_gold: Path) -> None:
+    from extraction_eval import GoldDataError
+    from extraction_eval.gold._check import read_cassettes
+
+    data = json.loads((tiny_gold / "cassette_manifest.json").read_text())
+    del data["files"]["openai_cassettes.jsonl"]
+    (tiny_gold / "cassette_manifest.json").write_text(json.dumps(data))
+    path = tiny_gold / "openai_cassettes.jsonl"
+    path.unlink()
+    gold = load_gold(tiny_gold)
+    assert gold.manifest is not None
+    with pytest.raises(GoldDataError) as info:
+        read_cassettes(gold, gold.manifest)
+    assert str(info.value) == (
+        f"{path}: file not found; restore it with `git checkout -- {path}`, or write it again with "
+        f"`extraction-eval cassettes oracle --gold {tiny_gold}`."
+    )

@@ -134,14 +134,18 @@ def test_the_gate_shows_every_change_to_the_baseline_file_for_review(
     path = tiny_gold / "baseline_results.json"
     data = json.loads(path.read_text())
     block = data["providers"]["openai"]
-    block["gated_metrics"] = block["gated_metrics"][:-1]  # drop temporal_accuracy from the gate
+    gated = block["gated_metrics"]
+    assert gated[-1] == "temporal_accuracy"
+    block["gated_metrics"] = gated[:-1]  # drop temporal_accuracy from the gate
     del block["metrics"]["temporal_accuracy"]
     block["model"] = "gpt-4o"
     block["matcher"] = "embedding@1"
     path.write_text(json.dumps(data))
     gate = runner.invoke(app, ["gate", "--output-dir", str(tmp_path / "o"), "--gold", str(tiny_gold)])
     assert gate.exit_code == 0, gate.output  # the registered bar decides; the edit is shown, not used
-    note = gate.output.split("**Review:**", 1)[1]
-    assert 'model "gpt-4o-mini" -> "gpt-4o"' in note
-    assert 'matcher "keyed-dice@3" -> "embedding@1"' in note
-    assert "gated_metrics [" in note and "`temporal_accuracy` 1.0000 -> null" in note
+    note = gate.output.split("**Review:**", 1)[1].split("\n", 1)[0]
+    assert note == (
+        f" {path} in this tree differs from the registered baseline (the gate used the registered one, seeded "
+        'from the base revision): model "gpt-4o-mini" -> "gpt-4o", matcher "keyed-dice@3" -> "embedding@1", '
+        f"gated_metrics {json.dumps(gated)} -> {json.dumps(gated[:-1])}, `temporal_accuracy` 1.0000 -> null."
+    )
