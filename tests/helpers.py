@@ -10,6 +10,29 @@ from typing import Any
 
 from extraction_eval._jsonio import sha256_file
 
+CASSETTES = "openai_cassettes.jsonl"
+
+
+def read_rows(gold_dir: Path, name: str = CASSETTES) -> list[dict[str, Any]]:
+    """The rows of one of a gold folder's JSONL files."""
+    return [json.loads(line) for line in (gold_dir / name).read_text(encoding="utf-8").splitlines()]
+
+
+def resign(gold_dir: Path, name: str = CASSETTES) -> None:
+    """Set the manifest's sha256 of ``name`` to the file's, as the harness's own commands would."""
+    manifest_path = gold_dir / "cassette_manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["files"][name] = sha256_file(gold_dir / name)
+    manifest_path.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+
+
+def write_rows(gold_dir: Path, rows: list[dict[str, Any]], name: str = CASSETTES, *, sign: bool) -> None:
+    """Rewrite one of a gold folder's JSONL files; with ``sign``, the manifest agrees with it,
+    so only the checks past the file hash can tell."""
+    (gold_dir / name).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    if sign:
+        resign(gold_dir, name)
+
 
 def mutate_cassettes(gold_dir: Path, fn: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
     """Rewrite each cassette row with ``fn`` and re-sign the manifest's file hash.
@@ -17,17 +40,8 @@ def mutate_cassettes(gold_dir: Path, fn: Callable[[dict[str, Any]], dict[str, An
     This is what a worse re-recording looks like to the harness: valid files whose
     answers are worse. (Without the re-signing, the contract gate would stop it.)
     """
-    path = gold_dir / "openai_cassettes.jsonl"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    out = []
-    for row in rows:
-        changed = fn(row)
-        out.append(row if changed is None else changed)
-    path.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
-    manifest_path = gold_dir / "cassette_manifest.json"
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    manifest["files"]["openai_cassettes.jsonl"] = sha256_file(path)
-    manifest_path.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    rows = [changed if (changed := fn(row)) is not None else row for row in read_rows(gold_dir)]
+    write_rows(gold_dir, rows, sign=True)
 
 
 def drop_memories(conversation_ids: set[str]) -> Callable[[dict[str, Any]], dict[str, Any] | None]:

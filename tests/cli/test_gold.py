@@ -8,26 +8,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from extraction_eval._jsonio import sha256_file
 from extraction_eval.cli import app
+
+from ..helpers import read_rows, write_rows
 
 
 def _validate(gold: Path) -> tuple[int, str]:
     result = CliRunner().invoke(app, ["gold", "validate", "--gold", str(gold)])
     return result.exit_code, result.output
-
-
-def _rows(gold: Path, name: str) -> list[dict]:  # type: ignore[type-arg]
-    return [json.loads(line) for line in (gold / name).read_text(encoding="utf-8").splitlines()]
-
-
-def _write_signed(gold: Path, name: str, rows: list[dict]) -> None:  # type: ignore[type-arg]
-    """Rewrite a JSONL file and update the manifest's sha256 of it, so only replay can tell."""
-    (gold / name).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    manifest_path = gold / "cassette_manifest.json"
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    manifest["files"][name] = sha256_file(gold / name)
-    manifest_path.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
 
 
 def test_a_fresh_folder_validates(tiny_gold: Path) -> None:
@@ -37,9 +25,9 @@ def test_a_fresh_folder_validates(tiny_gold: Path) -> None:
 
 
 def test_cassette_moved_to_an_unknown_id(tiny_gold: Path) -> None:
-    rows = _rows(tiny_gold, "openai_cassettes.jsonl")
+    rows = read_rows(tiny_gold)
     rows[2]["conversation_id"] = "t03b"
-    _write_signed(tiny_gold, "openai_cassettes.jsonl", rows)
+    write_rows(tiny_gold, rows, sign=True)
     code, output = _validate(tiny_gold)
     assert code == 2 and not output.rstrip().endswith("ok"), output
     assert "conversation 't03': no cassette recorded." in output
@@ -48,9 +36,9 @@ def test_cassette_moved_to_an_unknown_id(tiny_gold: Path) -> None:
 
 
 def test_two_cassettes_swapped(tiny_gold: Path) -> None:
-    rows = _rows(tiny_gold, "openai_cassettes.jsonl")
+    rows = read_rows(tiny_gold)
     rows[0]["conversation_id"], rows[1]["conversation_id"] = rows[1]["conversation_id"], rows[0]["conversation_id"]
-    _write_signed(tiny_gold, "openai_cassettes.jsonl", rows)
+    write_rows(tiny_gold, rows, sign=True)
     code, output = _validate(tiny_gold)
     assert code == 2, output
     assert "2 conversation(s) cannot be replayed" in output
@@ -62,13 +50,13 @@ def test_two_cassettes_swapped(tiny_gold: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["oracle_aligned_expected_json", "live_openai_recorded"])
 def test_conversation_edited_after_recording(kind: str, tiny_gold: Path) -> None:
-    cassettes = _rows(tiny_gold, "openai_cassettes.jsonl")
-    _write_signed(tiny_gold, "openai_cassettes.jsonl", [{**r, "cassette_kind": kind} for r in cassettes])
+    cassettes = read_rows(tiny_gold)
+    write_rows(tiny_gold, [{**r, "cassette_kind": kind} for r in cassettes], sign=True)
     manifest_path = tiny_gold / "cassette_manifest.json"
     manifest_path.write_text(json.dumps({**json.loads(manifest_path.read_text()), "cassette_kind": kind}))
-    rows = _rows(tiny_gold, "conversations.jsonl")
+    rows = read_rows(tiny_gold, "conversations.jsonl")
     rows[5]["session_date"] = "2026-03-03"  # edited after the cassettes were made
-    _write_signed(tiny_gold, "conversations.jsonl", rows)
+    write_rows(tiny_gold, rows, "conversations.jsonl", sign=True)
     code, output = _validate(tiny_gold)
     assert code == 2, output
     assert "conversation 't06': request hash mismatch" in output

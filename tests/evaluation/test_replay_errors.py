@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from extraction_eval._jsonio import sha256_file
 from extraction_eval.cli import app
+
+from ..helpers import read_rows, write_rows
 
 
 def _run(gold: Path, out: Path, mode: str = "cassette") -> tuple[int, str]:
@@ -18,14 +19,8 @@ def _run(gold: Path, out: Path, mode: str = "cassette") -> tuple[int, str]:
 
 
 def _drop_cassette(gold: Path, conversation_id: str, *, resign: bool) -> None:
-    path = gold / "openai_cassettes.jsonl"
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    path.write_text("".join(line for line in lines if json.loads(line)["conversation_id"] != conversation_id))
-    if resign:  # the manifest's file hash agrees with the shorter file
-        manifest_path = gold / "cassette_manifest.json"
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        manifest["files"]["openai_cassettes.jsonl"] = sha256_file(path)
-        manifest_path.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    # with resign, the manifest's file hash agrees with the shorter file
+    write_rows(gold, [r for r in read_rows(gold) if r["conversation_id"] != conversation_id], sign=resign)
 
 
 @pytest.mark.parametrize("resign", [False, True], ids=["hash-differs", "hash-resigned"])

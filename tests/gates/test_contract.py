@@ -8,7 +8,7 @@ from pathlib import Path
 from extraction_eval.gates._contract import check_cassette_rows
 from extraction_eval.gold import load_cassettes, load_gold
 
-from ..helpers import edit_manifest
+from ..helpers import edit_manifest, read_rows, write_rows
 
 
 def _problems(gold_dir: Path) -> list[str]:
@@ -30,10 +30,10 @@ def test_one_field_differing_in_every_row_is_one_problem(tiny_gold: Path) -> Non
 
 def test_one_row_names_its_line(tiny_gold: Path) -> None:
     path = tiny_gold / "openai_cassettes.jsonl"
-    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows = read_rows(tiny_gold)
     rows[3]["model"] = "gpt-4o"
     rows[5]["cassette_kind"] = "live_openai_recorded"  # a recording under way: the fix keeps it
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    write_rows(tiny_gold, rows, sign=False)
     record = f"`EXTRACTION_EVAL_MODE=record extraction-eval run --mode record --gold {tiny_gold}`"
     assert _problems(tiny_gold) == [
         f"{path}:6: cassette 't06': cassette_kind is 'live_openai_recorded' but the manifest says "

@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from extraction_eval._jsonio import sha256_file
 from extraction_eval.cli import app
 
 from ..conftest import TINY
-from ..helpers import committed_gold_repo, git
+from ..helpers import committed_gold_repo, edit_manifest, git, read_rows, write_rows
 
 TOKEN = "EXTRACTION_EVAL_ORACLE_OK=1"
 
@@ -37,23 +36,18 @@ def gate(*args: str, body: str | None = None, monkeypatch: pytest.MonkeyPatch | 
 
 def rewrite(gold: Path, *, kind: str | None = None, prompt: str | None = None, manifest_hashes: bool = True) -> None:
     """Rewrite cassettes (kind / prompt hash) and re-sign the manifest like a recording would."""
-    path = gold / "openai_cassettes.jsonl"
-    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows = read_rows(gold)
     for row in rows:
         if kind:
             row["cassette_kind"] = kind
         if prompt:
             row["prompt_sha256"] = prompt
         row["recorded_at"] = "2026-12-02T10:00:00Z"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    manifest_path = gold / "cassette_manifest.json"
-    manifest = json.loads(manifest_path.read_text())
+    write_rows(gold, rows, sign=True)
     if kind:
-        manifest["cassette_kind"] = kind
+        edit_manifest(gold, cassette_kind=kind)
     if prompt and manifest_hashes:
-        manifest["prompt_sha256"] = prompt
-    manifest["files"]["openai_cassettes.jsonl"] = sha256_file(path)
-    manifest_path.write_text(json.dumps(manifest, indent=2))
+        edit_manifest(gold, prompt_sha256=prompt)
 
 
 def test_unchanged_contract_passes(repo: Path) -> None:

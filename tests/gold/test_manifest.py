@@ -11,7 +11,7 @@ from extraction_eval._jsonio import sha256_file
 from extraction_eval.gold import _pinned, check_gold, load_cassettes, load_gold
 from extraction_eval.gold._subsets import SMOKE_REQUIREMENTS, choose_subsets, smoke_coverage
 
-from ..helpers import edit_manifest
+from ..helpers import edit_manifest, read_rows, write_rows
 
 
 def problems(gold: Path) -> list[str]:
@@ -77,7 +77,6 @@ def test_file_sha_mismatch_is_drift_with_both_hashes(tiny_gold: Path) -> None:
 def test_pinned_table_catches_an_edit_even_after_the_manifest_is_regenerated(
     tiny_gold: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from extraction_eval._jsonio import sha256_file
     from extraction_eval.cassettes import write_oracle_cassettes
 
     pins = {name: sha256_file(tiny_gold / name) for name in _pinned.FROZEN_FILES}
@@ -114,14 +113,11 @@ RECORD_FIX = "`EXTRACTION_EVAL_MODE=record extraction-eval run --mode record --g
 )
 def test_every_fix_follows_the_manifests_cassette_kind(kind: str, fix: str, wrong: str, tiny_gold: Path) -> None:
     """A live folder is never told to run `cassettes oracle`: that would replace its recordings."""
-    cassettes = tiny_gold / "openai_cassettes.jsonl"
-    rows = [json.loads(line) for line in cassettes.read_text().splitlines()]
-    cassettes.write_text("".join(json.dumps({**r, "cassette_kind": kind}) + "\n" for r in rows))
+    write_rows(tiny_gold, [{**r, "cassette_kind": kind} for r in read_rows(tiny_gold)], sign=True)
     chosen = load_gold(tiny_gold).manifest.subsets.fast
     other = next(f"t0{i}" for i in range(1, 9) if f"t0{i}" not in chosen)
     edit_manifest(tiny_gold, cassette_kind=kind, counts__multi_label=3, subsets__fast=[*chosen[1:], other])
     manifest = json.loads((tiny_gold / "cassette_manifest.json").read_text())
-    manifest["files"]["openai_cassettes.jsonl"] = sha256_file(cassettes)
     del manifest["files"]["conversations.jsonl"]
     (tiny_gold / "cassette_manifest.json").write_text(json.dumps(manifest))
     path = tiny_gold / "expected_memories.jsonl"
