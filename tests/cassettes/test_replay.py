@@ -75,6 +75,7 @@ def test_renamed_cassette_is_found_by_its_request(tiny_gold: Path) -> None:
     )
     assert "conversation 't03': no cassette recorded." in text
     assert "line 3: cassette 't3': the gold set has no conversation 't3' (closest ['t03'])." in text
+    assert "  the recording filed as 't3' has this request.\n" in text  # docs/data-format.md
     assert "  the cassette filed as 't3' has the request of gold conversation 't03': file it as 't03'" in text
 
 
@@ -82,6 +83,8 @@ def test_cassette_for_an_unknown_conversation_is_compared_with_the_closest(tiny_
     def copy(rows):  # type: ignore[no-untyped-def]
         return [*rows, {**next(r for r in rows if r["conversation_id"] == "t02"), "conversation_id": "t02b"}]
 
+    lines = (tiny_gold / "openai_cassettes.jsonl").read_text().splitlines()
+    recorded_at = next(row["recorded_at"] for row in map(json.loads, lines) if row["conversation_id"] == "t02")
     _rewrite(tiny_gold, copy)
     with pytest.raises(CassetteError) as info:
         _plan(tiny_gold)
@@ -89,7 +92,7 @@ def test_cassette_for_an_unknown_conversation_is_compared_with_the_closest(tiny_
     start = text.index("line 9: cassette 't02b'")
     assert text[start : text.index("\nFix the ids")].splitlines()[:4] == [
         "line 9: cassette 't02b': the gold set has no conversation 't02b' (closest ['t02']).",
-        "  recording 't02b' (recorded_at " + text.split("recording 't02b' (recorded_at ")[1].split("\n")[0],
+        f"  recording 't02b' (recorded_at {recorded_at}):",
         "    conversation_id  DIFFERS",
         "    model            ok",
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -110,6 +111,16 @@ def test_fast_is_a_stratified_third(gold) -> None:  # type: ignore[no-untyped-de
         "multi_label": 3,
     }
     assert len(gold.manifest.subsets.fast) == 45
+    # the documented rule, recomputed here: in sha256 order of the id, every third of each stratum from the first
+    groups: dict[str, list[str]] = {}
+    for c in gold.conversations:
+        groups.setdefault(_stratum(gold, c.conversation_id), []).append(c.conversation_id)
+    chosen = {
+        cid
+        for members in groups.values()
+        for cid in sorted(members, key=lambda i: hashlib.sha256(i.encode()).hexdigest())[::3]
+    }
+    assert chosen == set(gold.manifest.subsets.fast)
 
 
 def test_baseline_file(gold) -> None:  # type: ignore[no-untyped-def]

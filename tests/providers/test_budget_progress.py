@@ -54,10 +54,14 @@ def test_progress_is_a_bar_on_a_terminal() -> None:
 
 def test_progress_off_a_terminal_is_plain_lines() -> None:
     stream = io.StringIO()
-    progress = Progress(20, stream=stream)
+    progress = Progress(20, stream=stream, every_s=1e9)  # no time-based lines: only a new tenth prints
     assert not progress.bar
     for _ in range(20):
         progress.update(failed=False, tokens=10, cost=0.0)
     lines = stream.getvalue().splitlines()
+    # tenth = 10 * done // 20: 0 at 1 (first line), then a new tenth at every even count
+    done = [1, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20]
+    assert [line.split(" | ETA ")[0] for line in lines] == [
+        f"progress: {n}/20 conversations | 0 failed | {10 * n} tokens | $0.0000" for n in done
+    ]
     assert lines[-1].startswith("progress: 20/20 conversations | 0 failed | 200 tokens")
-    assert 10 <= len(lines) <= 12  # one per tenth, not one per conversation
