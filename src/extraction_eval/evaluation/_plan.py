@@ -14,7 +14,7 @@ from pathlib import Path
 from .._exceptions import ConfigurationError
 from .._settings import MODEL_VAR, PROVIDER_VAR, env_value
 from ..gold import BASELINE_FILE, CassetteManifest, load_baseline_file
-from ..tracking._names import EXPERIMENT, VLLM_EXPERIMENT
+from ..mlflow_names import EXPERIMENT, VLLM_EXPERIMENT
 from ..vocab import DEFAULT_MODELS, CassetteKind, Enforcement, Mode, Provider, Subset
 
 DEFAULT_ENFORCEMENT = {Provider.OPENAI: Enforcement.CI, Provider.VLLM: Enforcement.MANUAL}

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..mlflow_names import TAG_RECORDED_FROM, TAG_RECORDED_TO, TAG_SYSTEM_FINGERPRINT
 from ..scoring import Outcome
 
 #: USD per 1M tokens (input, output); docs/providers.md says where they come from.
@@ -75,8 +76,8 @@ def provenance_tags(records: Sequence[CallRecord]) -> dict[str, str]:
     dates = sorted(r.recorded_at for r in records if r.recorded_at)
     tags: dict[str, str] = {}
     if fingerprints:
-        tags["system_fingerprint"] = ",".join(fingerprints)[:4000]
+        tags[TAG_SYSTEM_FINGERPRINT] = ",".join(fingerprints)[:4000]
     if dates:
-        tags["recorded_from"] = dates[0]
-        tags["recorded_to"] = dates[-1]
+        tags[TAG_RECORDED_FROM] = dates[0]
+        tags[TAG_RECORDED_TO] = dates[-1]
     return tags

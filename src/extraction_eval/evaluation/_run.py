@@ -26,14 +26,14 @@ from ..gold import (
     load_gold,
 )
 from ..gold._check import check_file_hashes, check_pinned, read_cassettes
-from ..scoring import DEFAULT_MATCHER, Case, ExpectedItem, Memory, ScoreReport, matcher_id, parse_response, score
-from ..tracking._log import DatasetInfo, LoggedRun, log_eval_run
-from ..tracking._names import (
+from ..mlflow_names import (
     TAG_CASSETTE_KIND,
     TAG_ENFORCEMENT,
     TAG_GIT_COMMIT,
     TAG_GIT_DIRTY,
     TAG_GOLD_VERSION,
+    TAG_MANIFEST_PROMPT,
+    TAG_MANIFEST_SCHEMA,
     TAG_MATCHER,
     TAG_MODE,
     TAG_MODEL,
@@ -43,7 +43,11 @@ from ..tracking._names import (
     TAG_RUN_KIND,
     TAG_SCHEMA,
     TAG_SUBSET,
+    RunKind,
+    flag,
 )
+from ..scoring import DEFAULT_MATCHER, Case, ExpectedItem, Memory, ScoreReport, matcher_id, parse_response, score
+from ..tracking._log import DatasetInfo, LoggedRun, log_eval_run
 from ..vocab import CassetteKind, Mode
 from ._plan import RunPlan, plan_run
 from ._records import CallRecord, provenance_tags, usage_metrics, usage_tokens
@@ -207,7 +211,7 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
     git = git_state(root)
     kind = collected.cassette_kind
     tags = {
-        TAG_RUN_KIND: "eval",
+        TAG_RUN_KIND: RunKind.EVAL.value,
         TAG_GOLD_VERSION: gold.version,
         TAG_PROMPT: prompt_sha256(),
         TAG_SCHEMA: schema_sha256(),
@@ -218,7 +222,7 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
         TAG_MODE: plan.mode.value,
         TAG_SUBSET: plan.subset.value,
         TAG_MATCHER: matcher_id(DEFAULT_MATCHER),
-        TAG_OVERRIDE: "true" if override else "false",
+        TAG_OVERRIDE: flag(override),
         TAG_GIT_DIRTY: "unknown" if git.dirty is None else str(git.dirty).lower(),
         **provenance_tags(records),
         **collected.tags,
@@ -226,8 +230,8 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
     if git.commit:
         tags[TAG_GIT_COMMIT] = git.commit
     if override and gold.manifest is not None:
-        tags["manifest_prompt_sha256"] = gold.manifest.prompt_sha256
-        tags["manifest_schema_sha256"] = gold.manifest.schema_sha256
+        tags[TAG_MANIFEST_PROMPT] = gold.manifest.prompt_sha256
+        tags[TAG_MANIFEST_SCHEMA] = gold.manifest.schema_sha256
     params = {f"sampling.{k}": str(v) for k, v in SAMPLING.items()}
     params["gold_dir"] = str(gold_dir)
     params["conversations"] = str(len(selected))

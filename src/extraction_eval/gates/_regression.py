@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ..metric_keys import LOWER_IS_BETTER
-from ..tracking._names import (
+from ..mlflow_names import (
     TAG_CASSETTE_KIND,
     TAG_GOLD_VERSION,
     TAG_MATCHER,
@@ -23,6 +23,8 @@ from ..tracking._names import (
     TAG_PROVIDER,
     TAG_RUN_KIND,
     TAG_SUBSET,
+    RunKind,
+    flag,
 )
 from ..tracking._records import BaselineRecord, RunRecord
 from ..vocab import CassetteKind, Enforcement, Mode, Subset
@@ -97,7 +99,7 @@ def _cannot(
 def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
     """Decide one run against its provider's registered baseline."""
     tags = run.tags
-    if tags.get(TAG_RUN_KIND) != "eval":
+    if tags.get(TAG_RUN_KIND) != RunKind.EVAL:
         return _cannot(f"run {run.run_id} is not an extraction-eval run (tag run_kind != 'eval').", run)
     if run.status != "FINISHED":
         return _cannot(f"run {run.run_id} has status {run.status!r}; the gate judges finished runs only.", run)
@@ -130,7 +132,7 @@ def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
             baseline,
             rows,
         )
-    if tags.get(TAG_OVERRIDE) == "true":
+    if tags.get(TAG_OVERRIDE) == flag(True):
         return _cannot(
             f"run {run.run_id} ran past contract drift (contract_override=true); an overridden "
             "run is never gated. Re-record or re-generate the cassettes and run again.",

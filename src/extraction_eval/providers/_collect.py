@@ -13,6 +13,7 @@ from ..evaluation._plan import RunPlan
 from ..evaluation._records import PRICES_PER_MTOK, CallRecord, usage_tokens
 from ..evaluation._run import Collected, RunOptions, replay_records
 from ..gold import CASSETTES_FILE, MANIFEST_FILE, Cassette, Conversation, GoldSet, load_cassettes
+from ..mlflow_names import TAG_BUDGET_EXHAUSTED, TAG_RECORDING_COMPLETE, flag
 from ..scoring import FailureReason, Outcome, parse_response
 from ..vocab import CassetteKind, Mode
 from ._base import ProviderAnswer, Redactor
@@ -112,7 +113,7 @@ def collect_live(plan: RunPlan, gold: GoldSet, selected: Sequence[Conversation],
         records={cid: _record(r, stamp) for cid, r in results.items()},
         cassette_kind=CassetteKind.LIVE_CALL,
         notes=tuple(_notes(results)),
-        tags={"budget_exhausted": str(budget.exhausted()).lower()},
+        tags={TAG_BUDGET_EXHAUSTED: flag(budget.exhausted())},
     )
 
 
@@ -189,5 +190,5 @@ def _record_cassettes(
         records=records,
         cassette_kind=CassetteKind.LIVE_RECORDED,
         notes=tuple(notes),
-        tags={"recording_complete": str(complete).lower(), "budget_exhausted": str(budget.exhausted()).lower()},
+        tags={TAG_RECORDING_COMPLETE: flag(complete), TAG_BUDGET_EXHAUSTED: flag(budget.exhausted())},
     )

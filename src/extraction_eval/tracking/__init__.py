@@ -3,7 +3,7 @@
 Nothing here imports mlflow at import time.
 """
 
-from ._names import BASELINE_ALIAS, BASELINE_EXPERIMENT, EXPERIMENT, VLLM_EXPERIMENT, registered_model_name
+from ..mlflow_names import BASELINE_ALIAS, BASELINE_EXPERIMENT, EXPERIMENT, VLLM_EXPERIMENT, registered_model_name
 from ._records import BaselineRecord, RunRecord, TrackingReader
 
 __all__ = [

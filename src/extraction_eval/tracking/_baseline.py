@@ -19,14 +19,17 @@ from .._exceptions import ConfigurationError, TrackingError
 from .._jsonio import write_json
 from ..gold import BaselineFile, ProviderBaseline
 from ..metric_keys import gated_or_default
-from ..vocab import CassetteKind, Enforcement, Mode, Subset
-from ._names import (
+from ..mlflow_names import (
     BASELINE_ALIAS,
     BASELINE_EXPERIMENT,
+    TAG_BASELINE_ORIGIN_RUN,
+    TAG_BASELINE_SOURCE,
+    TAG_BASELINE_SOURCE_REV,
     TAG_CASSETTE_KIND,
     TAG_ENFORCEMENT,
     TAG_GATED,
     TAG_GOLD_VERSION,
+    TAG_LAST_REFRESHED,
     TAG_MATCHER,
     TAG_MEASURED,
     TAG_MODE,
@@ -36,8 +39,12 @@ from ._names import (
     TAG_PROVIDER,
     TAG_RUN_KIND,
     TAG_SUBSET,
+    UNMEASURED,
+    RunKind,
+    flag,
     registered_model_name,
 )
+from ..vocab import CassetteKind, Enforcement, Mode, Subset
 
 
 @dataclass(frozen=True)
@@ -84,11 +91,11 @@ def _version_tags(block: ProviderBaseline, gold_version: str, provider: str, sou
         TAG_SUBSET: block.subset.value,
         TAG_MATCHER: block.matcher or "",
         TAG_ENFORCEMENT: block.enforcement.value,
-        TAG_CASSETTE_KIND: block.cassette_kind.value if block.cassette_kind else "unmeasured",
+        TAG_CASSETTE_KIND: block.cassette_kind.value if block.cassette_kind else UNMEASURED,
         TAG_GATED: json.dumps(list(block.gated_metrics)),
-        TAG_MEASURED: "true" if block.metrics is not None else "false",
-        "baseline_source": source,
-        "last_refreshed": block.last_refreshed or "",
+        TAG_MEASURED: flag(block.metrics is not None),
+        TAG_BASELINE_SOURCE: source,
+        TAG_LAST_REFRESHED: block.last_refreshed or "",
     }
 
 
@@ -125,10 +132,10 @@ def register_from_file(
                 "`--replace` to seed over it, or `baseline promote --run-id ID`."
             )
         tags = {
-            TAG_RUN_KIND: "baseline_seed",
+            TAG_RUN_KIND: RunKind.BASELINE_SEED.value,
             **_version_tags(block, baseline.gold_version, provider, origin),
-            "baseline_source_rev": source_rev,
-            "baseline_origin_run_id": block.mlflow_run_id or "",
+            TAG_BASELINE_SOURCE_REV: source_rev,
+            TAG_BASELINE_ORIGIN_RUN: block.mlflow_run_id or "",
             TAG_NOTE: (
                 f"Baseline for provider {provider!r} seeded from {origin}. Its numbers were "
                 f"measured as cassette_kind={block.cassette_kind.value if block.cassette_kind else 'none'}"
@@ -164,9 +171,9 @@ def _check_promotable(run: Any, run_id: str, *, manual_refresh: bool) -> None:
     problems = []
     if run.info.status != "FINISHED":
         problems.append(f"its status is {run.info.status!r}, not 'FINISHED'")
-    if tags.get(TAG_RUN_KIND) != "eval":
+    if tags.get(TAG_RUN_KIND) != RunKind.EVAL:
         problems.append("it is not an evaluation run (tag run_kind != 'eval')")
-    if tags.get(TAG_OVERRIDE) == "true":
+    if tags.get(TAG_OVERRIDE) == flag(True):
         problems.append("it ran past contract drift (contract_override=true)")
     if tags.get(TAG_SUBSET) != Subset.FULL.value:
         problems.append(f"it covers subset {tags.get(TAG_SUBSET)!r}; a baseline covers 'full'")

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from .._exceptions import TrackingError
 from .._settings import hide_uri_password
-from ._names import BASELINE_ALIAS, provider_of_model
+from ..mlflow_names import BASELINE_ALIAS, provider_of_model
 from ._records import BaselineRecord, RunRecord
 
 

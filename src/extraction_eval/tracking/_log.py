@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .._exceptions import TrackingError
-from ._names import TAG_NOTE
+from ..mlflow_names import TAG_LOGGED_ARTIFACTS, TAG_NOTE
 
 TABLE_FILE = "per_conversation_table.json"
 
@@ -112,7 +112,7 @@ def log_eval_run(
         all_tags = {
             **tags,
             TAG_NOTE: description,
-            "mlflow.loggedArtifacts": json.dumps([{"path": TABLE_FILE, "type": "table"}]),
+            TAG_LOGGED_ARTIFACTS: json.dumps([{"path": TABLE_FILE, "type": "table"}]),
         }
         client.log_batch(
             rid,

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ._names import TAG_MEASURED
+from ..mlflow_names import TAG_ENFORCEMENT, TAG_GATED, TAG_MEASURED, flag
 
 
 @dataclass(frozen=True)
@@ -33,11 +33,11 @@ class BaselineRecord:
 
     @property
     def enforcement(self) -> str | None:
-        return self.tags.get("enforcement")
+        return self.tags.get(TAG_ENFORCEMENT)
 
     @property
     def gated_metrics(self) -> tuple[str, ...]:
-        raw = self.tags.get("gated_metrics")
+        raw = self.tags.get(TAG_GATED)
         if not raw:
             return ()
         value = json.loads(raw)
@@ -46,7 +46,7 @@ class BaselineRecord:
     @property
     def measured_metrics(self) -> Mapping[str, float] | None:
         """The baseline run's metrics; None without a run or when it was seeded unmeasured."""
-        if self.run is None or self.tags.get(TAG_MEASURED) == "false":
+        if self.run is None or self.tags.get(TAG_MEASURED) == flag(False):
             return None
         return self.run.metrics
 

@@ -14,7 +14,7 @@ import httpx
 
 from .._exceptions import TrackingError
 from .._settings import hide_uri_password, tracking_auth
-from ._names import BASELINE_ALIAS, provider_of_model
+from ..mlflow_names import BASELINE_ALIAS, provider_of_model
 from ._records import BaselineRecord, RunRecord
 
 _API = "/api/2.0/mlflow"
