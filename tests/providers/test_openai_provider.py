@@ -1,11 +1,10 @@
-"""The SDK-backed provider: the URL it posts to, and the key it sends and redacts."""
+"""The SDK-backed provider client: the URL it posts to, and the key it sends and redacts."""
 
 from __future__ import annotations
 
 import pytest
 
-from extraction_eval.providers._factory import VLLM_NO_KEY, make_provider
-from extraction_eval.providers._openai import ChatCompletionsProvider
+from extraction_eval.providers import VLLM_NO_KEY, ChatCompletionsClient, make_client
 from extraction_eval.vocab import Mode, Provider
 
 
@@ -22,28 +21,28 @@ from extraction_eval.vocab import Mode, Provider
     ],
 )
 def test_the_chat_completions_url_is_the_sdks(base_url: str | None, expected: str) -> None:
-    provider = ChatCompletionsProvider("openai", "gpt-4o-mini", api_key="sk-canary", base_url=base_url, timeout_s=5)
-    assert provider._url == expected
-    assert provider._url == str(provider._client._prepare_url("/chat/completions"))
+    client = ChatCompletionsClient("openai", "gpt-4o-mini", api_key="sk-canary", base_url=base_url, timeout_s=5)
+    assert client._url == expected
+    assert client._url == str(client._client._prepare_url("/chat/completions"))
 
 
 def test_the_vllm_placeholder_key_is_sent_but_not_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("IBEX_WORKER_EXTRACTION_BASE_URL", "http://127.0.0.1:8000/v1")
-    provider, redactor = make_provider(Provider.VLLM, "Qwen/Qwen2.5-14B-Instruct", Mode.VLLM, timeout_s=5)
-    assert provider._client.api_key == VLLM_NO_KEY == "EMPTY"
+    client, redactor = make_client(Provider.VLLM, "Qwen/Qwen2.5-14B-Instruct", Mode.VLLM, timeout_s=5)
+    assert client._client.api_key == VLLM_NO_KEY == "EMPTY"
     assert redactor.text("the fridge is EMPTY") == "the fridge is EMPTY"
 
 
 def test_a_configured_vllm_key_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("IBEX_WORKER_EXTRACTION_BASE_URL", "http://127.0.0.1:8000/v1")
     monkeypatch.setenv("IBEX_WORKER_EXTRACTION_API_KEY", "vllm-canary-4242")
-    provider, redactor = make_provider(Provider.VLLM, "Qwen/Qwen2.5-14B-Instruct", Mode.VLLM, timeout_s=5)
-    assert provider._client.api_key == "vllm-canary-4242"
+    client, redactor = make_client(Provider.VLLM, "Qwen/Qwen2.5-14B-Instruct", Mode.VLLM, timeout_s=5)
+    assert client._client.api_key == "vllm-canary-4242"
     assert redactor.text("key vllm-canary-4242, fridge EMPTY") == "key [REDACTED], fridge EMPTY"
 
 
 def test_the_sdk_platform_is_detected_once_at_construction() -> None:
     # The SDK would otherwise detect it on the first request, in a worker thread per concurrent
     # first request. If an SDK upgrade renames the private attribute, this fails loudly.
-    provider = ChatCompletionsProvider("openai", "gpt-4o-mini", api_key="sk-canary", base_url=None, timeout_s=5)
-    assert provider._client._platform is not None
+    client = ChatCompletionsClient("openai", "gpt-4o-mini", api_key="sk-canary", base_url=None, timeout_s=5)
+    assert client._client._platform is not None

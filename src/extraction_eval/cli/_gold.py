@@ -17,8 +17,8 @@ app.add_typer(gold_app, name="gold")
 @gold_app.command("validate")
 def validate_command(gold: GoldOption = DEFAULT_GOLD) -> None:
     """Check every file, row, count, subset, pinned hash and cassette request; print the counts."""
-    from ..gates._contract import replay_mode_problems
-    from ..gold import BASELINE_FILE, PINNED_GOLD, Problem, load_baseline_file, load_gold
+    from ..gates._contract_gate import replay_mode_problems
+    from ..gold import BASELINE_FILE, PINNED_GOLD, Problem, ProblemKind, load_baseline_file, load_gold
     from ..gold._check import read_cassettes
 
     data = load_gold(gold)
@@ -31,7 +31,7 @@ def validate_command(gold: GoldOption = DEFAULT_GOLD) -> None:
         if baseline.gold_version != data.version:
             problems.append(
                 Problem(
-                    "data",
+                    ProblemKind.DATA,
                     f"{baseline_path}: field 'gold_version' is {baseline.gold_version!r} but the "
                     f"folder holds gold {data.version!r}; a baseline names the version it measured.",
                 )

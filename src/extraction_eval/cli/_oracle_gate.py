@@ -24,7 +24,7 @@ def oracle_gate_command(
     """Fail a contract change that keeps oracle-aligned cassettes without the exception token."""
     from .._settings import PR_BODY_VAR
     from ..gates._gate_run import publish_summary
-    from ..gates._oracle import oracle_gate
+    from ..gates._oracle_gate import oracle_gate
 
     if pr_body_file is not None:
         if not pr_body_file.is_file():

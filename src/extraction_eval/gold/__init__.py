@@ -1,6 +1,15 @@
 """Gold data: the versioned, hand-labeled conversations and what should be extracted."""
 
-from ._check import Problem, check_gold
+from ._check import (
+    Problem,
+    ProblemKind,
+    check_file_hashes,
+    check_gold,
+    check_pinned,
+    raise_problems,
+    read_cassettes,
+    rewrite_cassettes_command,
+)
 from ._load import (
     BASELINE_FILE,
     CASSETTES_FILE,
@@ -45,12 +54,18 @@ __all__ = [
     "ManifestCounts",
     "ManifestSubsets",
     "Problem",
+    "ProblemKind",
     "ProviderBaseline",
     "Turn",
+    "check_file_hashes",
     "check_gold",
+    "check_pinned",
     "choose_subsets",
     "load_baseline_file",
     "load_cassettes",
     "load_gold",
     "load_manifest",
+    "raise_problems",
+    "read_cassettes",
+    "rewrite_cassettes_command",
 ]

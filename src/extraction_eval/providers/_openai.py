@@ -40,7 +40,7 @@ def answer_from_completion(completion: dict[str, Any], latency_s: float) -> Prov
     )
 
 
-class ChatCompletionsProvider:
+class ChatCompletionsClient:
     """One chat-completions call per conversation, with the fixed sampling parameters."""
 
     def __init__(self, name: str, model: str, *, api_key: str, base_url: str | None, timeout_s: float):

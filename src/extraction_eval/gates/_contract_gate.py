@@ -17,12 +17,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._exceptions import CassetteError, ContractDriftError, GoldDataError
+from .._exceptions import CassetteError, ContractDriftError
 from .._settings import ALLOW_DRIFT_VAR, allow_contract_drift
 from ..cassettes import ReplayPlan, plan_replay
 from ..contract import prompt_sha256, schema_sha256
-from ..gold import CASSETTES_FILE, Cassette, CassetteManifest, Conversation, GoldSet, Problem, check_gold
-from ..gold._check import remake_command
+from ..gold import (
+    CASSETTES_FILE,
+    CONVERSATIONS_FILE,
+    EXPECTED_FILE,
+    Cassette,
+    CassetteManifest,
+    Conversation,
+    GoldSet,
+    Problem,
+    ProblemKind,
+    check_file_hashes,
+    check_gold,
+    check_pinned,
+    raise_problems,
+    rewrite_cassettes_command,
+)
 
 #: How many line numbers a grouped problem lists before it says "and N more".
 _SHOWN_LINES = 5
@@ -37,22 +51,6 @@ class ContractVerdict:
     replay: ReplayPlan
 
 
-def raise_problems(problems: Sequence[Problem]) -> None:
-    """Hash drift raises ContractDriftError, other data problems GoldDataError, replay ones CassetteError.
-
-    Every problem found is in the message, whichever class carries it.
-    """
-    drift = [p.message for p in problems if p.kind == "drift"]
-    data = [p.message for p in problems if p.kind == "data"]
-    replay = [p.message for p in problems if p.kind == "replay"]
-    if drift:
-        raise ContractDriftError("contract gate: gold files drifted:\n" + "\n".join(drift + data + replay))
-    if data:
-        raise GoldDataError("\n".join(data + replay))
-    if replay:
-        raise CassetteError("\n".join(replay))
-
-
 def check_cassette_rows(gold_dir: Path, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> list[Problem]:
     """Every cassette must agree with the manifest's kind, model and hashes.
 
@@ -60,7 +58,7 @@ def check_cassette_rows(gold_dir: Path, manifest: CassetteManifest, cassettes: S
     their lines (the n-th cassette is on line n: JSONL allows no empty line).
     """
     path = gold_dir / CASSETTES_FILE
-    remake = remake_command(gold_dir, [manifest.cassette_kind, *(c.cassette_kind for c in cassettes)])
+    remake = rewrite_cassettes_command(gold_dir, [manifest.cassette_kind, *(c.cassette_kind for c in cassettes)])
     problems = []
     for name in ("cassette_kind", "prompt_sha256", "schema_sha256", "model"):
         want = getattr(manifest, name)
@@ -76,7 +74,7 @@ def check_cassette_rows(gold_dir: Path, manifest: CassetteManifest, cassettes: S
         )
         problems.append(
             Problem(
-                "data",
+                ProblemKind.DATA,
                 f"{path}:{first}: cassette {cassette.conversation_id!r}: {name} is "
                 f"{str(getattr(cassette, name))!r} but the manifest says {str(want)!r}{count}; the manifest "
                 f"must describe its cassettes: rewrite both with {remake}.",
@@ -107,7 +105,7 @@ def replay_mode_problems(
             kind=manifest.cassette_kind,
         )
     except CassetteError as exc:
-        return [*problems, Problem("replay", str(exc))], None
+        return [*problems, Problem(ProblemKind.REPLAY, str(exc))], None
     return problems, replay
 
 
@@ -144,3 +142,11 @@ def contract_gate(
         f"For a local look only: {ALLOW_DRIFT_VAR}=1 (never in CI; the regression gate refuses "
         "such runs)."
     )
+
+
+def check_live_inputs(gold: GoldSet) -> None:
+    """Live modes send the gold inputs, so they must be the pinned, recorded ones too."""
+    problems = check_pinned(gold)
+    if gold.manifest is not None:
+        problems += check_file_hashes(gold, gold.manifest, (CONVERSATIONS_FILE, EXPECTED_FILE))
+    raise_problems(problems)
