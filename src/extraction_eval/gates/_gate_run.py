@@ -32,7 +32,7 @@ from ..mlflow_names import (
     UNMEASURED,
     RunKind,
 )
-from ..tracking._records import BaselineRecord, RunRecord, TrackingReader
+from ..tracking._reader import RegisteredBaseline, TrackedRun, TrackingReader
 from ..vocab import Subset
 from ._regression import GateResult, Verdict, _cannot, judge
 
@@ -59,7 +59,7 @@ def choose_run(run_id: str | None, output_dir: Path) -> RunChoice:
     return RunChoice(None, "search")
 
 
-def _find(reader: TrackingReader, choice: RunChoice) -> tuple[RunRecord | None, str]:
+def _find(reader: TrackingReader, choice: RunChoice) -> tuple[TrackedRun | None, str]:
     if choice.run_id is not None:
         run = reader.get_run(choice.run_id)
         if run is None:
@@ -148,7 +148,7 @@ def render_markdown(result: GateResult, *, baseline_note: str = "", heading: str
     return "\n".join(lines) + "\n"
 
 
-def _registered_block(baseline: BaselineRecord) -> tuple[dict[str, object], dict[str, float] | None]:
+def _registered_block(baseline: RegisteredBaseline) -> tuple[dict[str, object], dict[str, float] | None]:
     """The registered baseline in the shape of a baseline_results.json provider block.
 
     Returns the block's other fields (in file order) and its ``metrics`` (None when unmeasured).
@@ -173,7 +173,7 @@ def _fmt_value(value: object) -> str:
     return f"{value:.4f}" if isinstance(value, float) else json.dumps(value)
 
 
-def baseline_file_note(gold_dir: Path, baseline: BaselineRecord | None) -> str:
+def baseline_file_note(gold_dir: Path, baseline: RegisteredBaseline | None) -> str:
     """Point out every way this tree's baseline file differs from the registered baseline."""
     if baseline is None:
         return ""

@@ -26,7 +26,7 @@ from ..mlflow_names import (
     RunKind,
     flag,
 )
-from ..tracking._records import BaselineRecord, RunRecord
+from ..tracking._reader import RegisteredBaseline, TrackedRun
 from ..vocab import CassetteKind, Enforcement, Mode, Subset
 
 THRESHOLD = 0.03
@@ -43,13 +43,21 @@ class Verdict(StrEnum):
         return {"pass": 0, "regression": 1, "cannot_evaluate": 2, "report_only": 0}[self.value]
 
 
+class MetricStatus(StrEnum):
+    """One gated metric's verdict (the gate.md table prints the value)."""
+
+    PASS = "pass"
+    FAIL = "FAIL"
+    MISSING = "missing"
+
+
 @dataclass(frozen=True)
 class MetricRow:
     key: str
     baseline: float | None
     run: float | None
     delta: float | None
-    status: str  # "pass" | "FAIL" | "missing"
+    status: MetricStatus
     lower_is_better: bool
 
 
@@ -57,8 +65,8 @@ class MetricRow:
 class GateResult:
     verdict: Verdict
     reasons: tuple[str, ...]
-    run: RunRecord | None = None
-    baseline: BaselineRecord | None = None
+    run: TrackedRun | None = None
+    baseline: RegisteredBaseline | None = None
     rows: tuple[MetricRow, ...] = field(default=())
 
     @property
@@ -82,21 +90,24 @@ def compare(gated: Sequence[str], baseline: dict[str, float] | None, run: dict[s
         base, now = _value(baseline, key), _value(run, key)
         lower = key in LOWER_IS_BETTER
         if base is None or now is None:
-            rows.append(MetricRow(key, base, now, None, "missing", lower))
+            rows.append(MetricRow(key, base, now, None, MetricStatus.MISSING, lower))
             continue
         delta = round(now - base, 9)
         worse = delta > THRESHOLD if lower else delta < -THRESHOLD
-        rows.append(MetricRow(key, base, now, delta, "FAIL" if worse else "pass", lower))
+        rows.append(MetricRow(key, base, now, delta, MetricStatus.FAIL if worse else MetricStatus.PASS, lower))
     return tuple(rows)
 
 
 def _cannot(
-    reason: str, run: RunRecord | None = None, baseline: BaselineRecord | None = None, rows: tuple[MetricRow, ...] = ()
+    reason: str,
+    run: TrackedRun | None = None,
+    baseline: RegisteredBaseline | None = None,
+    rows: tuple[MetricRow, ...] = (),
 ) -> GateResult:
     return GateResult(Verdict.CANNOT_EVALUATE, (reason,), run, baseline, rows)
 
 
-def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
+def judge(run: TrackedRun, baselines: Sequence[RegisteredBaseline]) -> GateResult:
     """Decide one run against its provider's registered baseline."""
     tags = run.tags
     if tags.get(TAG_RUN_KIND) != RunKind.EVAL:
@@ -170,7 +181,7 @@ def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
             )
     if not gated:
         return _cannot(f"the baseline of {provider!r} lists no gated metrics.", run, baseline, rows)
-    missing = [r.key for r in rows if r.status == "missing"]
+    missing = [r.key for r in rows if r.status is MetricStatus.MISSING]
     if missing:
         return _cannot(
             f"gated metric(s) missing or NaN in the run or the baseline: {missing!r}; a metric "
@@ -179,7 +190,7 @@ def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
             baseline,
             rows,
         )
-    failed = [r.key for r in rows if r.status == "FAIL"]
+    failed = [r.key for r in rows if r.status is MetricStatus.FAIL]
     if failed:
         return GateResult(
             Verdict.REGRESSION,

@@ -11,7 +11,7 @@ from ..gold import BASELINE_FILE, load_baseline_file
 from ..metric_keys import gated_or_default
 from ..mlflow_names import UNMEASURED
 from ..tracking._log import LoggedRun
-from ..tracking._records import RunRecord
+from ..tracking._reader import TrackedRun
 
 
 def live_comparison(
@@ -31,7 +31,7 @@ def live_comparison(
         "a live number is a new evidence event: reported and compared, never gated.",
         f"compared with {path} (provider {plan.provider.value!r}, baseline evidence: {kind}).",
     )
-    run = RunRecord(logged.run_id, logged.experiment_id, logged.status, 0, dict(tags), dict(metrics))
+    run = TrackedRun(logged.run_id, logged.experiment_id, logged.status, 0, dict(tags), dict(metrics))
     markdown = render_markdown(GateResult(Verdict.REPORT_ONLY, reasons, run, None, rows), heading="live run comparison")
     publish(markdown, plan.output_dir, name=COMPARISON_FILE)
     return markdown

@@ -12,6 +12,7 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -47,12 +48,22 @@ from ..mlflow_names import (
 from ..vocab import CassetteKind, Enforcement, Mode, Subset
 
 
+class BaselineAction(StrEnum):
+    """What ``baseline register``, ``promote`` or ``refresh`` did to a provider's alias."""
+
+    REGISTERED = "registered"
+    KEPT = "kept"
+    PROMOTED = "promoted"
+
+
 @dataclass(frozen=True)
 class Registered:
+    """A provider's baseline version after the command, and what the command did."""
+
     provider: str
     version: str
     run_id: str
-    action: str  # "registered" | "kept" | "promoted"
+    action: BaselineAction
 
 
 def _client(uri: str) -> Any:
@@ -124,7 +135,7 @@ def register_from_file(
         existing = _current_alias(client, name)
         if existing is not None and not replace:
             if if_missing:
-                out.append(Registered(provider, str(existing.version), existing.run_id, "kept"))
+                out.append(Registered(provider, str(existing.version), existing.run_id, BaselineAction.KEPT))
                 continue
             raise ConfigurationError(
                 f"{name!r} already has a baseline (version {existing.version}, run "
@@ -162,7 +173,7 @@ def register_from_file(
             description=f"seeded from {origin}",
         )
         client.set_registered_model_alias(name, BASELINE_ALIAS, version.version)
-        out.append(Registered(provider, str(version.version), run.info.run_id, "registered"))
+        out.append(Registered(provider, str(version.version), run.info.run_id, BaselineAction.REGISTERED))
     return out
 
 
@@ -262,4 +273,4 @@ def promote(
     providers[provider] = new_block
     updated = BaselineFile(gold_version=baseline.gold_version, providers=providers)
     write_json(baseline_path, updated.model_dump(mode="json"))
-    return Registered(provider, str(version.version), run_id, "promoted"), new_block
+    return Registered(provider, str(version.version), run_id, BaselineAction.PROMOTED), new_block

@@ -11,7 +11,9 @@ from ..mlflow_names import TAG_ENFORCEMENT, TAG_GATED, TAG_MEASURED, flag
 
 
 @dataclass(frozen=True)
-class RunRecord:
+class TrackedRun:
+    """A run as the gate reads it from a tracking store."""
+
     run_id: str
     experiment_id: str
     status: str
@@ -21,7 +23,7 @@ class RunRecord:
 
 
 @dataclass(frozen=True)
-class BaselineRecord:
+class RegisteredBaseline:
     """The model version behind alias ``baseline`` and the run it points at."""
 
     provider: str
@@ -29,7 +31,7 @@ class BaselineRecord:
     version: str
     run_id: str
     tags: Mapping[str, str]
-    run: RunRecord | None
+    run: TrackedRun | None
 
     @property
     def enforcement(self) -> str | None:
@@ -54,10 +56,10 @@ class BaselineRecord:
 class TrackingReader(Protocol):
     """Read access the regression gate needs; REST (httpx) or the MLflow client behind it."""
 
-    def get_run(self, run_id: str) -> RunRecord | None: ...
+    def get_run(self, run_id: str) -> TrackedRun | None: ...
 
-    def newest_run(self, experiment_name: str, filter_string: str) -> RunRecord | None: ...
+    def newest_run(self, experiment_name: str, filter_string: str) -> TrackedRun | None: ...
 
-    def baselines(self) -> list[BaselineRecord]: ...
+    def baselines(self) -> list[RegisteredBaseline]: ...
 
     def close(self) -> None: ...
