@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._exceptions import CassetteError, ContractDriftError
+from .._exceptions import CassetteError, ContractDriftError, GoldDataError
 from .._settings import ALLOW_DRIFT_VAR, allow_contract_drift
 from ..cassettes import ReplayPlan, plan_replay
 from ..contract import prompt_sha256, schema_sha256
@@ -25,16 +25,20 @@ from ..gold import (
     CASSETTES_FILE,
     CONVERSATIONS_FILE,
     EXPECTED_FILE,
+    PINNED_GOLD,
     Cassette,
     CassetteManifest,
     Conversation,
     GoldSet,
     Problem,
     ProblemKind,
+    check_baseline_version,
     check_file_hashes,
     check_gold,
     check_pinned,
+    load_gold,
     raise_problems,
+    read_cassettes,
     rewrite_cassettes_command,
 )
 
@@ -107,6 +111,46 @@ def replay_mode_problems(
     except CassetteError as exc:
         return [*problems, Problem(ProblemKind.REPLAY, str(exc))], None
     return problems, replay
+
+
+@dataclass(frozen=True)
+class GoldReport:
+    """What ``gold validate`` found: the folder's counts and every problem a replay would refuse."""
+
+    gold: GoldSet
+    cassettes: tuple[Cassette, ...]
+    problems: tuple[Problem, ...]
+
+    def lines(self) -> list[str]:
+        """The counts, one per line."""
+        data, manifest = self.gold, self.gold.manifest
+        assert manifest is not None  # validate_gold_folder loads it
+        stats = data.stats()
+        width = max(len(k) for k in stats)
+        lines = [f"gold {data.version!r} at {data.path}"]
+        lines += [f"  {key:<{width}}  {value}" for key, value in stats.items()]
+        lines.append(f"  {'cassettes':<{width}}  {len(self.cassettes)} ({manifest.cassette_kind.value})")
+        lines.append(f"  {'subset smoke':<{width}}  {len(manifest.subsets.smoke)}")
+        lines.append(f"  {'subset fast':<{width}}  {len(manifest.subsets.fast)}")
+        pinned = "pinned" if data.version in PINNED_GOLD else "not pinned (no baseline yet)"
+        lines.append(f"  {'frozen inputs':<{width}}  {pinned}")
+        return lines
+
+    def check(self) -> None:
+        """Raise GoldDataError listing every problem, if there is one."""
+        if self.problems:
+            raise GoldDataError(f"{len(self.problems)} problem(s):\n" + "\n".join(p.message for p in self.problems))
+
+
+def validate_gold_folder(gold_dir: Path) -> GoldReport:
+    """Every file, row, count, subset, pinned hash and cassette request of a gold folder, and its
+    baseline file's gold version: what ``gold validate`` checks (a replay refuses the same)."""
+    gold = load_gold(gold_dir)
+    assert gold.manifest is not None  # load_gold requires it
+    cassettes = read_cassettes(gold, gold.manifest)
+    problems, _ = replay_mode_problems(gold, gold.manifest, cassettes)
+    problems += check_baseline_version(gold)
+    return GoldReport(gold, tuple(cassettes), tuple(problems))
 
 
 def contract_gate(

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._exceptions import TrackingError
+from .._exceptions import GoldDataError, TrackingError
 from .._git import git_state
 from .._jsonio import atomic_write_text
 from .._settings import project_root, tracking_uri
@@ -177,13 +177,20 @@ def baseline_file_note(gold_dir: Path, baseline: RegisteredBaseline | None) -> s
     """Point out every way this tree's baseline file differs from the registered baseline."""
     if baseline is None:
         return ""
-    path = gold_dir / "baseline_results.json"
+    # Imported here: the gold models (pydantic) are only needed once there is a baseline to compare.
+    from ..gold import BASELINE_FILE, load_baseline_file
+
+    path = gold_dir / BASELINE_FILE
     if not path.is_file():
         return ""
     try:
-        block = json.loads(path.read_text(encoding="utf-8"))["providers"][baseline.provider]
-    except (ValueError, KeyError, TypeError):
+        found = load_baseline_file(path).providers.get(baseline.provider)
+    except GoldDataError as exc:
+        first = str(exc).split("\n", 1)[0]
+        return f"**Review:** {path} in this tree cannot be read ({first}); fix it before it is promoted."
+    if found is None:
         return f"**Review:** {path} in this tree has no block for provider {baseline.provider!r}."
+    block = found.model_dump(mode="json")
     fields, before = _registered_block(baseline)
     changed = []
     for field_name, registered in fields.items():

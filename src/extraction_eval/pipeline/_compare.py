@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from ..evaluation import COMPARISON_FILE, RunPlan
 from ..gates._gate_run import publish, render_markdown
 from ..gates._regression import GateResult, Verdict, compare
-from ..gold import BASELINE_FILE, load_baseline_file
+from ..gold import BASELINE_FILE, baseline_block
 from ..metric_keys import gated_or_default
 from ..mlflow_names import UNMEASURED
 from ..tracking._log import LoggedRun
@@ -22,7 +22,7 @@ def live_comparison(
     if plan.mode.is_replay:
         return None
     path = plan.gold_dir / BASELINE_FILE
-    block = load_baseline_file(path).providers.get(plan.provider.value) if path.is_file() else None
+    block = baseline_block(plan.gold_dir, plan.provider.value)
     gated = gated_or_default(block.gated_metrics if block is not None else None)
     baseline_metrics = dict(block.metrics) if block is not None and block.metrics else None
     rows = compare(gated, baseline_metrics, dict(metrics))

@@ -1,6 +1,6 @@
 """The registered baseline: alias ``baseline`` of registered model ``extraction-eval-<provider>``.
 
-``register`` seeds a tracking server from a reviewed ``baseline_results.json``;
+``register_baseline`` seeds a tracking store from a reviewed ``baseline_results.json``;
 ``promote`` moves the alias to a real run and rewrites the file for review.
 """
 
@@ -18,7 +18,8 @@ from typing import Any
 
 from .._exceptions import ConfigurationError, TrackingError
 from .._jsonio import write_json
-from ..gold import BaselineFile, ProviderBaseline
+from .._settings import tracking_uri
+from ..gold import BaselineFile, BaselineSource, ProviderBaseline, load_baseline_file
 from ..metric_keys import gated_or_default
 from ..mlflow_names import (
     BASELINE_ALIAS,
@@ -110,22 +111,15 @@ def _version_tags(block: ProviderBaseline, gold_version: str, provider: str, sou
     }
 
 
-def register_from_file(
-    uri: str,
-    baseline: BaselineFile,
-    *,
-    origin: str,
-    source_rev: str,
-    if_missing: bool,
-    replace: bool,
+def register_baseline(
+    source: BaselineSource, *, if_missing: bool, replace: bool, uri: str | None = None
 ) -> list[Registered]:
-    """Seed each provider's baseline from the reviewed file, as a run tagged with its origin.
-
-    ``origin`` names the file and where it was read (``path@sha``, or ``path (working-tree@sha)``);
-    ``source_rev`` is the revision alone.
-    """
+    """Seed each provider's baseline from the reviewed file, as a run tagged with where the file
+    was read (``gold.read_baseline_source``)."""
     from mlflow.entities import Metric
 
+    uri = uri or tracking_uri()
+    baseline, origin, source_rev = source.baseline, source.origin, source.revision
     client = _client(uri)
     experiment = client.get_experiment_by_name(BASELINE_EXPERIMENT)
     experiment_id = experiment.experiment_id if experiment else client.create_experiment(BASELINE_EXPERIMENT)
@@ -204,19 +198,18 @@ def _check_promotable(run: Any, run_id: str, *, manual_refresh: bool) -> None:
 
 
 def promote(
-    uri: str,
     run_id: str,
     baseline_path: Path,
     *,
     manual_refresh: bool = False,
     expect_provider: str | None = None,
     today: dt.date | None = None,
+    uri: str | None = None,
 ) -> tuple[Registered, ProviderBaseline]:
     """Move the alias to ``run_id`` and rewrite the provider's block of the baseline file."""
     from mlflow.exceptions import MlflowException
 
-    from ..gold import load_baseline_file
-
+    uri = uri or tracking_uri()
     client = _client(uri)
     try:
         run = client.get_run(run_id)
