@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from extraction_eval import ProviderError
+from extraction_eval.gold import Conversation
 from extraction_eval.providers import VLLM_NO_KEY, ChatCompletionsClient, make_client
 from extraction_eval.vocab import Mode, Provider
 
@@ -46,3 +50,41 @@ def test_the_sdk_platform_is_detected_once_at_construction() -> None:
     # first request. If an SDK upgrade renames the private attribute, this fails loudly.
     client = ChatCompletionsClient("openai", "gpt-4o-mini", api_key="sk-canary", base_url=None, timeout_s=5)
     assert client._client._platform is not None
+
+
+def test_a_body_that_is_not_json_is_a_provider_error_not_a_traceback() -> None:
+    """A proxy's login page at the base URL: a 200 the client cannot read names the fix."""
+    from aiohttp import web
+
+    conversation = Conversation.model_validate(
+        {"conversation_id": "c1", "session_date": "2026-01-05", "turns": [{"role": "user", "content": "hi"}]}
+    )
+
+    async def login_page(request: web.Request) -> web.Response:
+        return web.Response(text="<html>sign in</html>", content_type="text/html")
+
+    async def call() -> str:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", login_page)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = runner.addresses[0][1]
+        client = ChatCompletionsClient(
+            "openai", "gpt-4o-mini", api_key="sk-canary", base_url=f"http://127.0.0.1:{port}/v1", timeout_s=5
+        )
+        try:
+            with pytest.raises(ProviderError) as info:
+                await client.complete(conversation)
+        finally:
+            await client.aclose()
+            await runner.cleanup()
+        return str(info.value)
+
+    message = asyncio.run(call())
+    assert message.startswith("openai answered 200 to http://127.0.0.1:")
+    assert message.endswith(
+        "/v1/chat/completions with a body that is not JSON (content-type 'text/html; charset=utf-8'); check that "
+        "the base URL is an OpenAI-compatible /v1 endpoint."
+    )

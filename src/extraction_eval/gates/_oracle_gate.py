@@ -13,6 +13,7 @@ passes, and a manifest that claims a live kind its cassettes do not back fails a
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,7 +65,7 @@ def oracle_gate(base: str, gold_dir: Path, pr_body: str | None) -> OracleGateRes
     root = Path.cwd()
     try:
         base_sha = resolve_rev(root, base)
-    except Exception as exc:  # not a repository, unknown revision
+    except (ConfigurationError, OSError, subprocess.SubprocessError) as exc:  # unknown revision, no git
         raise CannotEvaluate(str(exc)) from None
     manifest_path = gold_dir / MANIFEST_FILE
     cassette_path = gold_dir / CASSETTES_FILE

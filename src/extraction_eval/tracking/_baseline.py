@@ -6,11 +6,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 
 from .._exceptions import ConfigurationError, TrackingError
 from .._jsonio import write_json
-from .._settings import tracking_uri
+from .._settings import hide_uri_password, tracking_uri
 from ..gold import BaselineFile, BaselineSource, ProviderBaseline, load_baseline_file
 from ..metric_keys import gated_or_default
 from ..mlflow_names import (
@@ -73,21 +74,42 @@ def _client(uri: str) -> Any:
     return MlflowClient(tracking_uri=uri, registry_uri=uri)
 
 
-def _current_alias(client: Any, name: str) -> Any | None:
+@contextlib.contextmanager
+def _store_errors(uri: str) -> Iterator[None]:
+    """A request the store refuses (or a store it cannot reach) is a TrackingError, not a traceback."""
     from mlflow.exceptions import MlflowException
 
     try:
-        return client.get_model_version_by_alias(name, BASELINE_ALIAS)
-    except MlflowException:
-        return None
+        yield
+    except MlflowException as exc:
+        message = (
+            f"the tracking store {uri!r} refused a request ({exc.error_code}: {exc.message}); "
+            "check MLFLOW_TRACKING_URI and that the store is up."
+        )
+        raise TrackingError(hide_uri_password(message, uri)) from None
+
+
+def _registered_model(client: Any, name: str) -> Any | None:
+    """The registered model, or None when there is none by that name (any other refusal raises)."""
+    from mlflow.exceptions import MlflowException
+
+    try:
+        return client.get_registered_model(name)
+    except MlflowException as exc:
+        if exc.error_code == "RESOURCE_DOES_NOT_EXIST":
+            return None
+        raise
+
+
+def _current_alias(client: Any, name: str) -> Any | None:
+    """The version behind alias ``baseline``; None without the model or the alias."""
+    model = _registered_model(client, name)
+    version = dict(model.aliases or {}).get(BASELINE_ALIAS) if model is not None else None
+    return None if version is None else client.get_model_version(name, str(version))
 
 
 def _ensure_model(client: Any, name: str) -> None:
-    from mlflow.exceptions import MlflowException
-
-    try:
-        client.get_registered_model(name)
-    except MlflowException:
+    if _registered_model(client, name) is None:
         client.create_registered_model(
             name,
             description="Regression baseline of extraction-eval. The version behind alias "
@@ -116,11 +138,15 @@ def register_baseline(
 ) -> list[Registered]:
     """Seed each provider's baseline from the reviewed file, as a run tagged with where the file
     was read (``gold.read_baseline_source``)."""
+    uri = uri or tracking_uri()
+    with _store_errors(uri):
+        return _register(_client(uri), source, if_missing=if_missing, replace=replace)
+
+
+def _register(client: Any, source: BaselineSource, *, if_missing: bool, replace: bool) -> list[Registered]:
     from mlflow.entities import Metric
 
-    uri = uri or tracking_uri()
     baseline, origin, source_rev = source.baseline, source.origin, source.revision
-    client = _client(uri)
     experiment = client.get_experiment_by_name(BASELINE_EXPERIMENT)
     experiment_id = experiment.experiment_id if experiment else client.create_experiment(BASELINE_EXPERIMENT)
     out = []
@@ -207,10 +233,24 @@ def promote(
     uri: str | None = None,
 ) -> tuple[Registered, ProviderBaseline]:
     """Move the alias to ``run_id`` and rewrite the provider's block of the baseline file."""
+    uri = uri or tracking_uri()
+    with _store_errors(uri):
+        return _promote(
+            _client(uri), uri, run_id, baseline_path, manual_refresh, expect_provider, today or dt.date.today()
+        )
+
+
+def _promote(
+    client: Any,
+    uri: str,
+    run_id: str,
+    baseline_path: Path,
+    manual_refresh: bool,
+    expect_provider: str | None,
+    today: dt.date,
+) -> tuple[Registered, ProviderBaseline]:
     from mlflow.exceptions import MlflowException
 
-    uri = uri or tracking_uri()
-    client = _client(uri)
     try:
         run = client.get_run(run_id)
     except MlflowException as exc:
@@ -249,7 +289,7 @@ def promote(
         matcher=tags.get(TAG_MATCHER),
         gated_metrics=tuple(gated),
         metrics=metrics,
-        last_refreshed=(today or dt.date.today()).isoformat(),
+        last_refreshed=today.isoformat(),
         mlflow_run_id=run_id,
     )
     name = registered_model_name(provider)

@@ -1,8 +1,9 @@
 """The gate's reader for local stores (the embedded SQLite default): the MLflow client.
 
-Whatever the store throws (a file that is not an SQLite database, a database URI whose
-driver is not installed, ...) becomes a TrackingError, which the gate reports as "could
-not evaluate": it fails closed, never with a traceback.
+What a store throws when it cannot be read (MLflow's own errors, SQLAlchemy's for a file
+that is not an SQLite database, an ImportError for a database URI whose driver is not
+installed, an OSError) becomes a TrackingError, which the gate reports as "could not
+evaluate": it fails closed, never with a traceback. Anything else is a bug and propagates.
 """
 
 from __future__ import annotations
@@ -31,14 +32,23 @@ def _tracked_run(run: Any) -> TrackedRun:
 _T = TypeVar("_T")
 
 
+def _store_error_types() -> tuple[type[BaseException], ...]:
+    """The errors of a store that cannot be read (imported late: mlflow is heavy)."""
+    known: list[type[BaseException]] = [ImportError, OSError]
+    try:
+        from mlflow.exceptions import MlflowException
+        from sqlalchemy.exc import SQLAlchemyError
+    except ImportError:  # pragma: no cover - mlflow's own dependencies
+        return tuple(known)
+    return (*known, MlflowException, SQLAlchemyError)
+
+
 def _store_errors(method: Callable[..., _T]) -> Callable[..., _T]:
     @functools.wraps(method)
     def wrapper(self: ClientReader, *args: Any) -> _T:
         try:
             return method(self, *args)
-        except TrackingError:
-            raise
-        except Exception as exc:
+        except _store_error_types() as exc:
             message = (
                 f"reading the tracking store {self._uri!r} failed ({type(exc).__name__}: {str(exc)[:300]}); "
                 "check MLFLOW_TRACKING_URI and that the store is an MLflow store this version can read."
