@@ -62,7 +62,7 @@ def check_cassette_rows(gold_dir: Path, manifest: CassetteManifest, cassettes: S
     their lines (the n-th cassette is on line n: JSONL allows no empty line).
     """
     path = gold_dir / CASSETTES_FILE
-    remake = rewrite_cassettes_command(gold_dir, [manifest.cassette_kind, *(c.cassette_kind for c in cassettes)])
+    rewrite = rewrite_cassettes_command(gold_dir, [manifest.cassette_kind, *(c.cassette_kind for c in cassettes)])
     problems = []
     for name in ("cassette_kind", "prompt_sha256", "schema_sha256", "model"):
         want = getattr(manifest, name)
@@ -81,7 +81,7 @@ def check_cassette_rows(gold_dir: Path, manifest: CassetteManifest, cassettes: S
                 ProblemKind.DATA,
                 f"{path}:{first}: cassette {cassette.conversation_id!r}: {name} is "
                 f"{str(getattr(cassette, name))!r} but the manifest says {str(want)!r}{count}; the manifest "
-                f"must describe its cassettes: rewrite both with {remake}.",
+                f"must describe its cassettes: rewrite both with {rewrite}.",
             )
         )
     return problems

@@ -65,7 +65,7 @@ def rewrite_cassettes_command(gold_dir: Path, kinds: Iterable[CassetteKind | Non
     return f"`extraction-eval cassettes oracle --gold {gold_dir}`"
 
 
-def _remake(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> str:
+def _rewrite_command(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> str:
     return rewrite_cassettes_command(gold.path, [manifest.cassette_kind, *(c.cassette_kind for c in cassettes)])
 
 
@@ -95,7 +95,7 @@ def check_file_hashes(
     names: Sequence[str] = JSONL_FILES,
     cassettes: Sequence[Cassette] = (),
 ) -> list[Problem]:
-    remake = _remake(gold, manifest, cassettes)
+    rewrite = _rewrite_command(gold, manifest, cassettes)
     problems = []
     for name in names:
         path = gold.path / name
@@ -106,7 +106,7 @@ def check_file_hashes(
                 Problem(
                     ProblemKind.DATA,
                     f"{path}: file not found{records}; restore it with `git checkout -- {path}`, or "
-                    f"write it again with {remake}.",
+                    f"write it again with {rewrite}.",
                 )
             )
             continue
@@ -115,17 +115,17 @@ def check_file_hashes(
                 Problem(
                     ProblemKind.DATA,
                     f"{gold.path / 'cassette_manifest.json'}: field 'files' has no sha256 for "
-                    f"{name!r}; regenerate the manifest with {remake}.",
+                    f"{name!r}; regenerate the manifest with {rewrite}.",
                 )
             )
             continue
         actual = sha256_file(path)
         if actual != recorded:
             fix = (
-                f"re-generate the cassettes and the manifest with {remake}"
+                f"re-generate the cassettes and the manifest with {rewrite}"
                 if name == CASSETTES_FILE
                 else f"restore the file with `git checkout -- {path}`, or re-generate the "
-                f"manifest with {remake} if the change is intended"
+                f"manifest with {rewrite} if the change is intended"
             )
             problems.append(
                 Problem(
@@ -137,7 +137,7 @@ def check_file_hashes(
 
 
 def check_counts(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> list[Problem]:
-    remake = _remake(gold, manifest, cassettes)
+    rewrite = _rewrite_command(gold, manifest, cassettes)
     stats = gold.stats()
     actual = {
         "conversations": stats["conversations"],
@@ -152,7 +152,7 @@ def check_counts(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[
         Problem(
             ProblemKind.DATA,
             f"{where}: field 'counts.{key}' is {getattr(manifest.counts, key)} but the files "
-            f"hold {value}; regenerate the manifest with {remake}.",
+            f"hold {value}; regenerate the manifest with {rewrite}.",
         )
         for key, value in actual.items()
         if getattr(manifest.counts, key) != value
@@ -161,14 +161,14 @@ def check_counts(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[
 
 def check_subsets(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette] = ()) -> list[Problem]:
     where = gold.path / "cassette_manifest.json"
-    remake = _remake(gold, manifest, cassettes)
+    rewrite = _rewrite_command(gold, manifest, cassettes)
     known = {c.conversation_id for c in gold.conversations}
     problems = []
     for subset in (Subset.SMOKE, Subset.FAST):
         ids = getattr(manifest.subsets, subset.value)
         if not ids:
             problems.append(
-                Problem(ProblemKind.DATA, f"{where}: subset {subset.value!r} is empty; regenerate it with {remake}.")
+                Problem(ProblemKind.DATA, f"{where}: subset {subset.value!r} is empty; regenerate it with {rewrite}.")
             )
         unknown = [cid for cid in ids if cid not in known]
         if unknown:
@@ -176,12 +176,14 @@ def check_subsets(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence
                 Problem(
                     ProblemKind.DATA,
                     f"{where}: subset {subset.value!r} names conversations that do not exist: "
-                    f"{unknown!r}; regenerate the manifest with {remake}.",
+                    f"{unknown!r}; regenerate the manifest with {rewrite}.",
                 )
             )
         if len(set(ids)) != len(ids):
             problems.append(
-                Problem(ProblemKind.DATA, f"{where}: subset {subset.value!r} repeats ids; regenerate it with {remake}.")
+                Problem(
+                    ProblemKind.DATA, f"{where}: subset {subset.value!r} repeats ids; regenerate it with {rewrite}."
+                )
             )
     missing = SMOKE_REQUIREMENTS - smoke_coverage(manifest.subsets.smoke, gold.by_conversation)
     if missing:
@@ -203,7 +205,7 @@ def check_subsets(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence
                     ProblemKind.DATA,
                     f"{where}: field 'subsets.{subset.value}' is not the subset the documented rule "
                     f"chooses from these files (not chosen: {sorted(kept - rule)!r}; missing: "
-                    f"{sorted(rule - kept)!r}); regenerate the manifest with {remake}. The rule: "
+                    f"{sorted(rule - kept)!r}); regenerate the manifest with {rewrite}. The rule: "
                     "docs/gold-set.md#subsets.",
                 )
             )
