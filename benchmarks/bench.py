@@ -233,7 +233,7 @@ def bench_provider(repeat: int, work: Path) -> dict[str, object]:
     """The stub runs as its own process, as a real endpoint would: no GIL shared with the client."""
     from extraction_eval.gold import load_gold
     from extraction_eval.providers import Budget, Redactor, RetryPolicy, call_all
-    from extraction_eval.providers._openai import ChatCompletionsProvider
+    from extraction_eval.providers import ChatCompletionsClient as ChatCompletionsProvider
 
     gold = load_gold(GOLD)
     latency = 0.1

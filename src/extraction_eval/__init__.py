@@ -47,7 +47,7 @@ _EXPORTS = {
     "score": ".scoring",
     "parse_response": ".scoring",
     # evaluation and gates
-    "run_eval": ".evaluation",
+    "run_eval": ".pipeline",
     "RunOptions": ".evaluation",
     "judge": ".gates",
 }
@@ -122,9 +122,10 @@ if TYPE_CHECKING:  # pragma: no cover
         schema_sha256,
         system_prompt,
     )
-    from .evaluation import RunOptions, run_eval
+    from .evaluation import RunOptions
     from .gates import judge
     from .gold import GoldSet, load_gold
+    from .pipeline import run_eval
     from .scoring import (
         DEFAULT_GATED_METRICS,
         DEFAULT_MATCHER,

@@ -134,17 +134,22 @@ def iter_jsonl(path: Path) -> Iterator[JsonlRow]:
         yield JsonlRow(path=path, line=index, raw=raw, value=value)
 
 
+def parse_json(data: bytes, where: str) -> Any:
+    """A JSON document's value; GoldDataError naming ``where`` and the position when it is broken."""
+    try:
+        return json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise GoldDataError(f"{where}: invalid UTF-8 at byte {exc.start}. Save it as UTF-8.") from None
+    except json.JSONDecodeError as exc:
+        raise GoldDataError(
+            f"{where}:{exc.lineno}: invalid JSON ({exc.msg} at column {exc.colno}). "
+            "Fix the file or regenerate it with the command that owns it."
+        ) from None
+
+
 def read_json(path: Path) -> Any:
     """A JSON document; GoldDataError naming the file and position when it is broken."""
     path = Path(path)
     if not path.is_file():
         raise GoldDataError(f"{path}: file not found.")
-    try:
-        return json.loads(path.read_bytes().decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise GoldDataError(f"{path}: invalid UTF-8 at byte {exc.start}. Save it as UTF-8.") from None
-    except json.JSONDecodeError as exc:
-        raise GoldDataError(
-            f"{path}:{exc.lineno}: invalid JSON ({exc.msg} at column {exc.colno}). "
-            "Fix the file or regenerate it with the command that owns it."
-        ) from None
+    return parse_json(path.read_bytes(), str(path))

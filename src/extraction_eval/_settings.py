@@ -93,6 +93,11 @@ def mlflow_run_id() -> str | None:
     return _env(RUN_ID_VAR)
 
 
+def pr_body() -> str | None:
+    """The pull request body from ``EXTRACTION_EVAL_PR_BODY``, as is: only an exact line counts."""
+    return os.environ.get(PR_BODY_VAR)
+
+
 def env_value(name: str) -> str | None:
     """A stripped environment value, None when unset or blank."""
     return _env(name)

@@ -9,12 +9,12 @@ import pytest
 
 from extraction_eval.gates import Verdict, compare, judge
 from extraction_eval.metric_keys import DEFAULT_GATED_METRICS
-from extraction_eval.tracking import BaselineRecord, RunRecord
+from extraction_eval.tracking import RegisteredBaseline, TrackedRun
 
 IDENTITY = {"gold_version": "v1", "subset": "full", "matcher": "keyed-dice@3"}
 
 
-def run(metrics: dict[str, float] | None = None, status: str = "FINISHED", **tags: str) -> RunRecord:
+def run(metrics: dict[str, float] | None = None, status: str = "FINISHED", **tags: str) -> TrackedRun:
     base_tags = {
         "run_kind": "eval",
         "provider": "openai",
@@ -23,7 +23,7 @@ def run(metrics: dict[str, float] | None = None, status: str = "FINISHED", **tag
         "contract_override": "false",
         **IDENTITY,
     }
-    return RunRecord(
+    return TrackedRun(
         "r1",
         "1",
         status,
@@ -39,15 +39,15 @@ def baseline(
     metrics: dict[str, float] | None = None,
     gated: tuple[str, ...] = DEFAULT_GATED_METRICS,
     **tags: str,
-) -> BaselineRecord:
+) -> RegisteredBaseline:
     version_tags = {"enforcement": enforcement, "gated_metrics": json.dumps(list(gated)), **IDENTITY, **tags}
-    return BaselineRecord(
+    return RegisteredBaseline(
         provider,
         f"extraction-eval-{provider}",
         "1",
         "b1",
         version_tags,
-        RunRecord("b1", "2", "FINISHED", 0, {}, metrics if metrics is not None else {k: 1.0 for k in gated}),
+        TrackedRun("b1", "2", "FINISHED", 0, {}, metrics if metrics is not None else {k: 1.0 for k in gated}),
     )
 
 
@@ -118,7 +118,7 @@ def test_lower_is_better_metrics_fail_when_they_rise() -> None:
     ],
 )
 def test_every_fail_closed_case_has_its_own_message(
-    the_run: RunRecord, baselines: list[BaselineRecord], message: str
+    the_run: TrackedRun, baselines: list[RegisteredBaseline], message: str
 ) -> None:
     result = judge(the_run, baselines)
     assert result.verdict is Verdict.CANNOT_EVALUATE and result.exit_code == 2

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import gc
 
+import httpx
+import openai
 import pytest
 
 from extraction_eval._exceptions import ProviderError
@@ -53,7 +55,8 @@ class FakeProvider:
         self.events.append(f"send {cid}")
         if cid == self.fail_on:
             self.in_flight -= 1
-            raise ProviderError("401: the key is wrong")
+            response = httpx.Response(401, request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
+            raise openai.AuthenticationError("the key is wrong", response=response, body=None)
         await asyncio.sleep(0.001)  # the answer comes back
         self.in_flight -= 1
         return ANSWER
@@ -103,7 +106,9 @@ def test_no_full_collection_while_requests_are_in_flight() -> None:
 def test_a_call_that_cannot_succeed_stops_the_rest_and_restores_the_collector() -> None:
     before = gc.get_threshold()
     provider = FakeProvider(fail_on="c002")
-    with pytest.raises(ProviderError, match="will not get better"):
+    with pytest.raises(
+        ProviderError, match=r"will not get better by retrying: 401 AuthenticationError \(the key is wrong\)"
+    ):
         run(provider, 8, concurrency=2)
     assert "build c008" not in provider.events
     assert provider.closed

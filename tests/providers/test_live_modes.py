@@ -228,6 +228,9 @@ def test_live_run_scores_a_known_answer_set_and_leaves_cassettes_alone(
     tags = MlflowClient(local_store).get_run(result.logged.run_id).data.tags
     assert (tags["cassette_kind"], tags["mode"], tags["enforcement"]) == ("live_call", "live", "ci")
     assert "live calls" in tags["mlflow.note.content"]
+    # the pipeline writes the comparison, so a run started from Python has it too
+    assert result.comparison is not None and result.comparison.startswith("## extraction-eval live run comparison")
+    assert (tmp_path / "out" / "comparison.md").read_text() == result.comparison
 
 
 def test_vllm_mode_is_manual_in_its_own_experiment(

@@ -73,7 +73,27 @@ def test_client_errors_are_not_retried_and_secrets_are_redacted() -> None:
     with pytest.raises(ProviderError) as info:
         asyncio.run(call_with_retries(fn, RetryPolicy(), Redactor([secret])))
     assert "401 AuthenticationError" in str(info.value)
+    assert str(info.value).endswith(". Check the key (OPENAI_API_KEY, or IBEX_WORKER_EXTRACTION_API_KEY for vLLM).")
     assert secret not in str(info.value) and "[REDACTED]" in str(info.value)
+
+
+def test_a_missing_model_or_route_names_the_model_and_the_base_url() -> None:
+    async def fn() -> str:
+        raise status_error(404, message="The model `gpt-9` does not exist")
+
+    with pytest.raises(ProviderError) as info:
+        asyncio.run(call_with_retries(fn, RetryPolicy(), Redactor([])))
+    assert str(info.value) == (
+        "provider call failed and will not get better by retrying: 404 APIStatusError (The model `gpt-9` does "
+        "not exist). Check the model name and the base URL (OPENAI_BASE_URL, or IBEX_WORKER_EXTRACTION_BASE_URL "
+        "for vLLM)."
+    )
+
+
+def test_an_error_that_is_not_the_sdks_propagates_unchanged() -> None:
+    """A bug is not a bad key: it is neither retried nor turned into "check the key"."""
+    with pytest.raises(KeyError, match="choices"):
+        run([KeyError("choices")])
 
 
 def test_retry_after_parsing() -> None:

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from extraction_eval.cli import app
 
-from ..conftest import TINY, copy_gold
+from ..conftest import TINY, copy_gold, free_port
 from ..helpers import committed_gold_repo, git
 
 
@@ -149,3 +149,43 @@ def test_the_gate_shows_every_change_to_the_baseline_file_for_review(
         'from the base revision): model "gpt-4o-mini" -> "gpt-4o", matcher "keyed-dice@3" -> "embedding@1", '
         f"gated_metrics {json.dumps(gated)} -> {json.dumps(gated[:-1])}, `temporal_accuracy` 1.0000 -> null."
     )
+
+
+def test_a_store_that_is_down_is_an_error_message_not_a_traceback(
+    tiny_gold: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    uri = f"http://u:canary-s3cret@127.0.0.1:{free_port()}"
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
+    monkeypatch.setenv("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")  # no backoff: the port is closed
+    result = CliRunner().invoke(app, ["baseline", "register", "--gold", str(tiny_gold)])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(
+        f"error: the tracking store {uri.replace('canary-s3cret', '***')!r} refused a request (INTERNAL_ERROR: "
+    )
+    assert result.output.rstrip().endswith("check MLFLOW_TRACKING_URI and that the store is up.")
+    assert "canary-s3cret" not in result.output
+
+
+def test_the_local_reader_maps_store_errors_and_lets_bugs_through(
+    local_store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from extraction_eval import TrackingError
+    from extraction_eval.tracking._client import ClientReader
+
+    reader = ClientReader(local_store)
+
+    def missing_table(*args: object) -> None:
+        from sqlalchemy.exc import OperationalError
+
+        raise OperationalError("SELECT", {}, Exception("no such table: runs"))
+
+    monkeypatch.setattr(reader._client, "get_run", missing_table)
+    with pytest.raises(TrackingError, match=r"failed \(OperationalError: .*no such table: runs"):
+        reader.get_run("0" * 32)
+
+    def bug(*args: object) -> None:
+        raise AttributeError("'NoneType' object has no attribute 'info'")
+
+    monkeypatch.setattr(reader._client, "get_run", bug)
+    with pytest.raises(AttributeError, match="no attribute 'info'"):
+        reader.get_run("0" * 32)

@@ -17,13 +17,12 @@ from ..gold import (
     Cassette,
     CassetteManifest,
     ExpectedMemory,
-    load_cassettes,
     load_gold,
     load_manifest,
 )
 from ..gold._load import gold_version
 from ..vocab import CassetteKind, Provider
-from ._store import build_manifest, new_cassette, now_iso, write_cassettes, write_manifest
+from ._store import build_manifest, existing_cassettes, new_cassette, now_iso, write_cassettes, write_manifest
 
 ORACLE_MODEL = "gpt-4o-mini"
 
@@ -67,9 +66,7 @@ def write_oracle_cassettes(gold_dir: Path, *, model: str = ORACLE_MODEL) -> Orac
     gold = load_gold(gold_dir, require_manifest=False)
     version = gold_version(gold_dir, previous)
     cassette_path = gold_dir / CASSETTES_FILE
-    existing = (
-        {c.conversation_id: (row.raw, c) for row, c in load_cassettes(cassette_path)} if cassette_path.exists() else {}
-    )
+    existing = existing_cassettes(cassette_path)
 
     entries: dict[str, Cassette] = {}
     keep: dict[str, bytes] = {}

@@ -15,8 +15,7 @@ from pathlib import Path
 
 from .._exceptions import CassetteError
 from ..contract import prompt_sha256, request_sha256, schema_sha256
-from ..gold import Cassette, Conversation
-from ..gold._check import remake_command
+from ..gold import Cassette, Conversation, rewrite_cassettes_command
 from ..vocab import CassetteKind
 
 _CHECK = {True: "ok", False: "DIFFERS"}
@@ -91,8 +90,8 @@ def plan_replay(
     gold = {c.conversation_id: c for c in all_conversations}
     hashes = {cid: request_sha256(c, model) for cid, c in gold.items()}
     owner = {h: cid for cid, h in hashes.items()}
-    remake = remake_command(path.parent, [kind, *(c.cassette_kind for c in cassettes)])
-    fix = f"Fix the ids or the files, or rewrite the cassettes with {remake}; no override lifts this."
+    rewrite = rewrite_cassettes_command(path.parent, [kind, *(c.cassette_kind for c in cassettes)])
+    fix = f"Fix the ids or the files, or rewrite the cassettes with {rewrite}; no override lifts this."
 
     problems: list[str] = []
     for conversation in selected:

@@ -20,6 +20,7 @@ from ..gold import (
     LabelReview,
     ManifestCounts,
     choose_subsets,
+    load_cassettes,
 )
 from ..vocab import CassetteKind
 
@@ -55,6 +56,11 @@ def new_cassette(
         system_fingerprint=system_fingerprint,
         usage=None if usage is None else dict(usage),
     )
+
+
+def existing_cassettes(path: Path) -> dict[str, tuple[bytes, Cassette]]:
+    """A cassette file's rows by conversation id, each with its bytes (none when there is no file)."""
+    return {c.conversation_id: (row.raw, c) for row, c in load_cassettes(path)} if path.exists() else {}
 
 
 def cassette_line(cassette: Cassette) -> bytes:

@@ -51,9 +51,7 @@ def run_command(
     ] = None,
 ) -> None:
     """Run one evaluation and log it as one MLflow run."""
-    from ..evaluation import RunOptions, run_eval, summary_lines
-    from ..evaluation._compare import live_comparison
-    from ..gold import MANIFEST_FILE
+    from ..pipeline import RunOptions, run_eval, summary_lines
 
     result = run_eval(
         mode,
@@ -71,11 +69,9 @@ def run_command(
     )
     for line in summary_lines(result):
         typer.echo(line)
-    comparison = live_comparison(result, gold)
-    if comparison is not None:
+    if result.comparison is not None:
         typer.echo("")
-        typer.echo(comparison)
-    names = ["metrics.json", "per_conversation.jsonl", MANIFEST_FILE, "run.json"]
-    typer.echo("wrote " + ", ".join(str(output_dir / n) for n in names if (output_dir / n).exists()))
+        typer.echo(result.comparison)
+    typer.echo("wrote " + ", ".join(str(path) for path in result.files))
     if result.failed:
         raise typer.Exit(1)

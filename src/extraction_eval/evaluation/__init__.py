@@ -1,7 +1,56 @@
-"""One evaluation, end to end."""
+"""The steps of one evaluation, each callable on its own: plan, collect answers (replay, live
+or record), score, tag, write the output files.
 
+``extraction_eval.pipeline.run_eval`` composes them with the contract gate and MLflow.
+"""
+
+from ._answers import Answer, CollectedAnswers, answer_from_call, answer_from_cassette
+from ._collect import check_record_settings, collect_live, collect_record, collect_replay
+from ._options import RunOptions
+from ._outputs import (
+    COMPARISON_FILE,
+    METRICS_FILE,
+    PER_CONVERSATION_FILE,
+    RUN_FILE,
+    RunFiles,
+    per_conversation_rows,
+    table_rows,
+    write_outputs,
+    write_run_json,
+)
 from ._plan import RunPlan, plan_run
-from ._records import CallRecord
-from ._run import RunOptions, RunResult, run_eval, summary_lines
+from ._score import ScoredRun, build_cases, score_answers
+from ._tags import build_params, build_tags, describe_run
+from ._usage import percentile, provenance_tags, usage_metrics
 
-__all__ = ["CallRecord", "RunOptions", "RunPlan", "RunResult", "plan_run", "run_eval", "summary_lines"]
+__all__ = [
+    "COMPARISON_FILE",
+    "METRICS_FILE",
+    "PER_CONVERSATION_FILE",
+    "RUN_FILE",
+    "Answer",
+    "CollectedAnswers",
+    "RunFiles",
+    "RunOptions",
+    "RunPlan",
+    "ScoredRun",
+    "answer_from_call",
+    "answer_from_cassette",
+    "build_cases",
+    "build_params",
+    "build_tags",
+    "check_record_settings",
+    "collect_live",
+    "collect_record",
+    "collect_replay",
+    "describe_run",
+    "per_conversation_rows",
+    "percentile",
+    "plan_run",
+    "provenance_tags",
+    "score_answers",
+    "table_rows",
+    "usage_metrics",
+    "write_outputs",
+    "write_run_json",
+]

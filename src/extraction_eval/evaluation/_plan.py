@@ -13,8 +13,8 @@ from pathlib import Path
 
 from .._exceptions import ConfigurationError
 from .._settings import MODEL_VAR, PROVIDER_VAR, env_value
-from ..gold import BASELINE_FILE, CassetteManifest, load_baseline_file
-from ..tracking._names import EXPERIMENT, VLLM_EXPERIMENT
+from ..gold import CassetteManifest, baseline_block
+from ..mlflow_names import EXPERIMENT, VLLM_EXPERIMENT
 from ..vocab import DEFAULT_MODELS, CassetteKind, Enforcement, Mode, Provider, Subset
 
 DEFAULT_ENFORCEMENT = {Provider.OPENAI: Enforcement.CI, Provider.VLLM: Enforcement.MANUAL}
@@ -74,12 +74,8 @@ def choose_provider(mode: Mode, manifest: CassetteManifest | None) -> Provider:
 
 def enforcement_for(gold_dir: Path, provider: Provider) -> Enforcement:
     """The provider's enforcement in the gold folder's baseline file (default by provider)."""
-    path = gold_dir / BASELINE_FILE
-    if path.is_file():
-        block = load_baseline_file(path).providers.get(provider.value)
-        if block is not None:
-            return block.enforcement
-    return DEFAULT_ENFORCEMENT[provider]
+    block = baseline_block(gold_dir, provider.value)
+    return block.enforcement if block is not None else DEFAULT_ENFORCEMENT[provider]
 
 
 def plan_run(mode: Mode, gold_dir: Path, output_dir: Path, manifest: CassetteManifest | None) -> RunPlan:

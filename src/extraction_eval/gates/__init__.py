@@ -1,7 +1,7 @@
-"""Gates: the contract gate (``_contract``), the regression gate (``_regression``,
-``_gate_run``) and the oracle gate (``_oracle``). Light to import: the regression gate
+"""Gates: the contract gate (``_contract_gate``), the regression gate (``_regression``,
+``_gate_run``) and the oracle gate (``_oracle_gate``). Light to import: the regression gate
 is on every pull request's path."""
 
-from ._regression import THRESHOLD, GateResult, MetricRow, Verdict, compare, judge
+from ._regression import THRESHOLD, GateResult, MetricRow, MetricStatus, Verdict, compare, judge
 
-__all__ = ["THRESHOLD", "GateResult", "MetricRow", "Verdict", "compare", "judge"]
+__all__ = ["THRESHOLD", "GateResult", "MetricRow", "MetricStatus", "Verdict", "compare", "judge"]

@@ -11,13 +11,29 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._exceptions import TrackingError
+from .._exceptions import GoldDataError, TrackingError
 from .._git import git_state
 from .._jsonio import atomic_write_text
 from .._settings import project_root, tracking_uri
 from ..evidence import evidence_line
-from ..tracking._names import EXPERIMENT, TAG_CASSETTE_KIND, TAG_MATCHER, TAG_MODEL, TAG_SUBSET
-from ..tracking._records import BaselineRecord, RunRecord, TrackingReader
+from ..mlflow_names import (
+    EXPERIMENT,
+    TAG_BASELINE_SOURCE,
+    TAG_CASSETTE_KIND,
+    TAG_ENFORCEMENT,
+    TAG_GIT_COMMIT,
+    TAG_GOLD_VERSION,
+    TAG_MATCHER,
+    TAG_MODE,
+    TAG_MODEL,
+    TAG_PROVIDER,
+    TAG_RUN_KIND,
+    TAG_SUBSET,
+    UNMEASURED,
+    RunKind,
+)
+from ..tracking._reader import RegisteredBaseline, TrackedRun, TrackingReader
+from ..vocab import Subset
 from ._regression import GateResult, Verdict, _cannot, judge
 
 
@@ -43,7 +59,7 @@ def choose_run(run_id: str | None, output_dir: Path) -> RunChoice:
     return RunChoice(None, "search")
 
 
-def _find(reader: TrackingReader, choice: RunChoice) -> tuple[RunRecord | None, str]:
+def _find(reader: TrackingReader, choice: RunChoice) -> tuple[TrackedRun | None, str]:
     if choice.run_id is not None:
         run = reader.get_run(choice.run_id)
         if run is None:
@@ -56,8 +72,8 @@ def _find(reader: TrackingReader, choice: RunChoice) -> tuple[RunRecord | None, 
             "Run `extraction-eval run --mode cassette` first."
         )
     filter_string = (
-        f"tags.`mlflow.source.git.commit` = '{commit}' and tags.subset = 'full' "
-        "and tags.run_kind = 'eval' and attributes.status = 'FINISHED'"
+        f"tags.`{TAG_GIT_COMMIT}` = '{commit}' and tags.{TAG_SUBSET} = '{Subset.FULL.value}' "
+        f"and tags.{TAG_RUN_KIND} = '{RunKind.EVAL.value}' and attributes.status = 'FINISHED'"
     )
     run = reader.newest_run(EXPERIMENT, filter_string)
     if run is None:
@@ -103,10 +119,10 @@ def render_markdown(result: GateResult, *, baseline_note: str = "", heading: str
         t = run.tags
         lines += [
             "",
-            f"**Run** `{run.run_id}`: provider `{t.get('provider')}`, model `{t.get('model')}`, "
-            f"mode `{t.get('mode')}`, gold `{t.get('gold_version')}`, subset `{t.get('subset')}`, "
-            f"matcher `{t.get('matcher')}`, enforcement `{t.get('enforcement')}`, commit "
-            f"`{(t.get('mlflow.source.git.commit') or '?')[:12]}`.",
+            f"**Run** `{run.run_id}`: provider `{t.get(TAG_PROVIDER)}`, model `{t.get(TAG_MODEL)}`, "
+            f"mode `{t.get(TAG_MODE)}`, gold `{t.get(TAG_GOLD_VERSION)}`, subset `{t.get(TAG_SUBSET)}`, "
+            f"matcher `{t.get(TAG_MATCHER)}`, enforcement `{t.get(TAG_ENFORCEMENT)}`, commit "
+            f"`{(t.get(TAG_GIT_COMMIT) or '?')[:12]}`.",
             "",
             evidence_line(t.get(TAG_CASSETTE_KIND), model=t.get(TAG_MODEL)),
         ]
@@ -114,7 +130,7 @@ def render_markdown(result: GateResult, *, baseline_note: str = "", heading: str
         lines += [
             "",
             f"**Baseline** `{base.model_name}` version {base.version} (run `{base.run_id}`), "
-            f"enforcement `{base.enforcement}`, source `{base.tags.get('baseline_source', '?')}`.",
+            f"enforcement `{base.enforcement}`, source `{base.tags.get(TAG_BASELINE_SOURCE, '?')}`.",
             "",
             "Baseline " + evidence_line(base.tags.get(TAG_CASSETTE_KIND), model=base.tags.get(TAG_MODEL)),
         ]
@@ -132,7 +148,7 @@ def render_markdown(result: GateResult, *, baseline_note: str = "", heading: str
     return "\n".join(lines) + "\n"
 
 
-def _registered_block(baseline: BaselineRecord) -> tuple[dict[str, object], dict[str, float] | None]:
+def _registered_block(baseline: RegisteredBaseline) -> tuple[dict[str, object], dict[str, float] | None]:
     """The registered baseline in the shape of a baseline_results.json provider block.
 
     Returns the block's other fields (in file order) and its ``metrics`` (None when unmeasured).
@@ -145,7 +161,7 @@ def _registered_block(baseline: BaselineRecord) -> tuple[dict[str, object], dict
     fields: dict[str, object] = {
         "model": tags.get(TAG_MODEL),
         "enforcement": baseline.enforcement,
-        "cassette_kind": None if kind in (None, "unmeasured") else kind,
+        "cassette_kind": None if kind in (None, UNMEASURED) else kind,
         "subset": tags.get(TAG_SUBSET),
         "matcher": tags.get(TAG_MATCHER) or None,
         "gated_metrics": gated,
@@ -157,17 +173,24 @@ def _fmt_value(value: object) -> str:
     return f"{value:.4f}" if isinstance(value, float) else json.dumps(value)
 
 
-def baseline_file_note(gold_dir: Path, baseline: BaselineRecord | None) -> str:
+def baseline_file_note(gold_dir: Path, baseline: RegisteredBaseline | None) -> str:
     """Point out every way this tree's baseline file differs from the registered baseline."""
     if baseline is None:
         return ""
-    path = gold_dir / "baseline_results.json"
+    # Imported here: the gold models (pydantic) are only needed once there is a baseline to compare.
+    from ..gold import BASELINE_FILE, load_baseline_file
+
+    path = gold_dir / BASELINE_FILE
     if not path.is_file():
         return ""
     try:
-        block = json.loads(path.read_text(encoding="utf-8"))["providers"][baseline.provider]
-    except (ValueError, KeyError, TypeError):
+        found = load_baseline_file(path).providers.get(baseline.provider)
+    except GoldDataError as exc:
+        first = str(exc).split("\n", 1)[0]
+        return f"**Review:** {path} in this tree cannot be read ({first}); fix it before it is promoted."
+    if found is None:
         return f"**Review:** {path} in this tree has no block for provider {baseline.provider!r}."
+    block = found.model_dump(mode="json")
     fields, before = _registered_block(baseline)
     changed = []
     for field_name, registered in fields.items():

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ..metric_keys import LOWER_IS_BETTER
-from ..tracking._names import (
+from ..mlflow_names import (
     TAG_CASSETTE_KIND,
     TAG_GOLD_VERSION,
     TAG_MATCHER,
@@ -23,8 +23,10 @@ from ..tracking._names import (
     TAG_PROVIDER,
     TAG_RUN_KIND,
     TAG_SUBSET,
+    RunKind,
+    flag,
 )
-from ..tracking._records import BaselineRecord, RunRecord
+from ..tracking._reader import RegisteredBaseline, TrackedRun
 from ..vocab import CassetteKind, Enforcement, Mode, Subset
 
 THRESHOLD = 0.03
@@ -41,13 +43,21 @@ class Verdict(StrEnum):
         return {"pass": 0, "regression": 1, "cannot_evaluate": 2, "report_only": 0}[self.value]
 
 
+class MetricStatus(StrEnum):
+    """One gated metric's verdict (the gate.md table prints the value)."""
+
+    PASS = "pass"
+    FAIL = "FAIL"
+    MISSING = "missing"
+
+
 @dataclass(frozen=True)
 class MetricRow:
     key: str
     baseline: float | None
     run: float | None
     delta: float | None
-    status: str  # "pass" | "FAIL" | "missing"
+    status: MetricStatus
     lower_is_better: bool
 
 
@@ -55,8 +65,8 @@ class MetricRow:
 class GateResult:
     verdict: Verdict
     reasons: tuple[str, ...]
-    run: RunRecord | None = None
-    baseline: BaselineRecord | None = None
+    run: TrackedRun | None = None
+    baseline: RegisteredBaseline | None = None
     rows: tuple[MetricRow, ...] = field(default=())
 
     @property
@@ -80,24 +90,27 @@ def compare(gated: Sequence[str], baseline: dict[str, float] | None, run: dict[s
         base, now = _value(baseline, key), _value(run, key)
         lower = key in LOWER_IS_BETTER
         if base is None or now is None:
-            rows.append(MetricRow(key, base, now, None, "missing", lower))
+            rows.append(MetricRow(key, base, now, None, MetricStatus.MISSING, lower))
             continue
         delta = round(now - base, 9)
         worse = delta > THRESHOLD if lower else delta < -THRESHOLD
-        rows.append(MetricRow(key, base, now, delta, "FAIL" if worse else "pass", lower))
+        rows.append(MetricRow(key, base, now, delta, MetricStatus.FAIL if worse else MetricStatus.PASS, lower))
     return tuple(rows)
 
 
 def _cannot(
-    reason: str, run: RunRecord | None = None, baseline: BaselineRecord | None = None, rows: tuple[MetricRow, ...] = ()
+    reason: str,
+    run: TrackedRun | None = None,
+    baseline: RegisteredBaseline | None = None,
+    rows: tuple[MetricRow, ...] = (),
 ) -> GateResult:
     return GateResult(Verdict.CANNOT_EVALUATE, (reason,), run, baseline, rows)
 
 
-def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
+def judge(run: TrackedRun, baselines: Sequence[RegisteredBaseline]) -> GateResult:
     """Decide one run against its provider's registered baseline."""
     tags = run.tags
-    if tags.get(TAG_RUN_KIND) != "eval":
+    if tags.get(TAG_RUN_KIND) != RunKind.EVAL:
         return _cannot(f"run {run.run_id} is not an extraction-eval run (tag run_kind != 'eval').", run)
     if run.status != "FINISHED":
         return _cannot(f"run {run.run_id} has status {run.status!r}; the gate judges finished runs only.", run)
@@ -130,7 +143,7 @@ def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
             baseline,
             rows,
         )
-    if tags.get(TAG_OVERRIDE) == "true":
+    if tags.get(TAG_OVERRIDE) == flag(True):
         return _cannot(
             f"run {run.run_id} ran past contract drift (contract_override=true); an overridden "
             "run is never gated. Re-record or re-generate the cassettes and run again.",
@@ -168,7 +181,7 @@ def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
             )
     if not gated:
         return _cannot(f"the baseline of {provider!r} lists no gated metrics.", run, baseline, rows)
-    missing = [r.key for r in rows if r.status == "missing"]
+    missing = [r.key for r in rows if r.status is MetricStatus.MISSING]
     if missing:
         return _cannot(
             f"gated metric(s) missing or NaN in the run or the baseline: {missing!r}; a metric "
@@ -177,7 +190,7 @@ def judge(run: RunRecord, baselines: Sequence[BaselineRecord]) -> GateResult:
             baseline,
             rows,
         )
-    failed = [r.key for r in rows if r.status == "FAIL"]
+    failed = [r.key for r in rows if r.status is MetricStatus.FAIL]
     if failed:
         return GateResult(
             Verdict.REGRESSION,

@@ -1,6 +1,23 @@
 """Gold data: the versioned, hand-labeled conversations and what should be extracted."""
 
-from ._check import Problem, check_gold
+from ._baseline import (
+    BaselineSource,
+    baseline_block,
+    check_baseline_version,
+    load_baseline_file,
+    parse_baseline,
+    read_baseline_source,
+)
+from ._check import (
+    Problem,
+    ProblemKind,
+    check_file_hashes,
+    check_gold,
+    check_pinned,
+    raise_problems,
+    read_cassettes,
+    rewrite_cassettes_command,
+)
 from ._load import (
     BASELINE_FILE,
     CASSETTES_FILE,
@@ -8,7 +25,6 @@ from ._load import (
     EXPECTED_FILE,
     MANIFEST_FILE,
     GoldSet,
-    load_baseline_file,
     load_cassettes,
     load_gold,
     load_manifest,
@@ -26,6 +42,7 @@ from ._models import (
     Turn,
 )
 from ._pinned import PINNED_GOLD
+from ._review import record_label_review
 from ._subsets import choose_subsets
 
 __all__ = [
@@ -36,6 +53,7 @@ __all__ = [
     "MANIFEST_FILE",
     "PINNED_GOLD",
     "BaselineFile",
+    "BaselineSource",
     "Cassette",
     "CassetteManifest",
     "Conversation",
@@ -45,12 +63,23 @@ __all__ = [
     "ManifestCounts",
     "ManifestSubsets",
     "Problem",
+    "ProblemKind",
     "ProviderBaseline",
     "Turn",
+    "baseline_block",
+    "check_baseline_version",
+    "check_file_hashes",
     "check_gold",
+    "check_pinned",
     "choose_subsets",
     "load_baseline_file",
     "load_cassettes",
     "load_gold",
     "load_manifest",
+    "parse_baseline",
+    "raise_problems",
+    "read_baseline_source",
+    "read_cassettes",
+    "record_label_review",
+    "rewrite_cassettes_command",
 ]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
-from .._exceptions import GoldDataError
+from .._exceptions import CassetteError, ContractDriftError, GoldDataError
 from .._jsonio import sha256_file
 from ..vocab import CassetteKind, Subset
 from ._load import CASSETTES_FILE, JSONL_FILES, GoldSet, load_cassettes
@@ -15,19 +16,40 @@ from ._pinned import FROZEN_FILES, PINNED_GOLD
 from ._subsets import SMOKE_REQUIREMENTS, choose_subsets, smoke_coverage
 
 
+class ProblemKind(StrEnum):
+    """Which error a problem raises: ``DRIFT`` a hash mismatch (the contract gate's),
+    ``REPLAY`` what cassette replay would refuse, ``DATA`` the rest."""
+
+    DRIFT = "drift"
+    DATA = "data"
+    REPLAY = "replay"
+
+
 @dataclass(frozen=True)
 class Problem:
-    """One disagreement.
+    """One disagreement."""
 
-    ``drift`` problems are hash mismatches (the contract gate's), ``replay`` ones what cassette
-    replay would refuse, ``data`` the rest.
-    """
-
-    kind: str  # "drift" | "data" | "replay"
+    kind: ProblemKind
     message: str
 
 
-def remake_command(gold_dir: Path, kinds: Iterable[CassetteKind | None]) -> str:
+def raise_problems(problems: Sequence[Problem]) -> None:
+    """Hash drift raises ContractDriftError, other data problems GoldDataError, replay ones CassetteError.
+
+    Every problem found is in the message, whichever class carries it.
+    """
+    drift = [p.message for p in problems if p.kind is ProblemKind.DRIFT]
+    data = [p.message for p in problems if p.kind is ProblemKind.DATA]
+    replay = [p.message for p in problems if p.kind is ProblemKind.REPLAY]
+    if drift:
+        raise ContractDriftError("contract gate: gold files drifted:\n" + "\n".join(drift + data + replay))
+    if data:
+        raise GoldDataError("\n".join(data + replay))
+    if replay:
+        raise CassetteError("\n".join(replay))
+
+
+def rewrite_cassettes_command(gold_dir: Path, kinds: Iterable[CassetteKind | None]) -> str:
     """The command that rewrites a folder's cassettes and manifest without losing a recording.
 
     ``kinds`` are the manifest's and the cassettes' kinds. Oracle-aligned cassettes are
@@ -43,8 +65,8 @@ def remake_command(gold_dir: Path, kinds: Iterable[CassetteKind | None]) -> str:
     return f"`extraction-eval cassettes oracle --gold {gold_dir}`"
 
 
-def _remake(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> str:
-    return remake_command(gold.path, [manifest.cassette_kind, *(c.cassette_kind for c in cassettes)])
+def _rewrite_command(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> str:
+    return rewrite_cassettes_command(gold.path, [manifest.cassette_kind, *(c.cassette_kind for c in cassettes)])
 
 
 def check_pinned(gold: GoldSet) -> list[Problem]:
@@ -57,7 +79,7 @@ def check_pinned(gold: GoldSet) -> list[Problem]:
         if actual != pins[name]:
             problems.append(
                 Problem(
-                    "drift",
+                    ProblemKind.DRIFT,
                     f"{gold.path / name}: sha256 is {actual} but gold {gold.version!r} is pinned "
                     f"to {pins[name]} (extraction_eval/gold/_pinned.py). Frozen inputs never "
                     "change: restore the file with `git checkout -- "
@@ -73,7 +95,7 @@ def check_file_hashes(
     names: Sequence[str] = JSONL_FILES,
     cassettes: Sequence[Cassette] = (),
 ) -> list[Problem]:
-    remake = _remake(gold, manifest, cassettes)
+    rewrite = _rewrite_command(gold, manifest, cassettes)
     problems = []
     for name in names:
         path = gold.path / name
@@ -82,32 +104,32 @@ def check_file_hashes(
             records = "" if recorded is None else f", but the manifest records its sha256 {recorded}"
             problems.append(
                 Problem(
-                    "data",
+                    ProblemKind.DATA,
                     f"{path}: file not found{records}; restore it with `git checkout -- {path}`, or "
-                    f"write it again with {remake}.",
+                    f"write it again with {rewrite}.",
                 )
             )
             continue
         if recorded is None:
             problems.append(
                 Problem(
-                    "data",
+                    ProblemKind.DATA,
                     f"{gold.path / 'cassette_manifest.json'}: field 'files' has no sha256 for "
-                    f"{name!r}; regenerate the manifest with {remake}.",
+                    f"{name!r}; regenerate the manifest with {rewrite}.",
                 )
             )
             continue
         actual = sha256_file(path)
         if actual != recorded:
             fix = (
-                f"re-generate the cassettes and the manifest with {remake}"
+                f"re-generate the cassettes and the manifest with {rewrite}"
                 if name == CASSETTES_FILE
                 else f"restore the file with `git checkout -- {path}`, or re-generate the "
-                f"manifest with {remake} if the change is intended"
+                f"manifest with {rewrite} if the change is intended"
             )
             problems.append(
                 Problem(
-                    "drift",
+                    ProblemKind.DRIFT,
                     f"{path}: sha256 is {actual} but the manifest records {recorded}; {fix}.",
                 )
             )
@@ -115,7 +137,7 @@ def check_file_hashes(
 
 
 def check_counts(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> list[Problem]:
-    remake = _remake(gold, manifest, cassettes)
+    rewrite = _rewrite_command(gold, manifest, cassettes)
     stats = gold.stats()
     actual = {
         "conversations": stats["conversations"],
@@ -128,9 +150,9 @@ def check_counts(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[
     where = gold.path / "cassette_manifest.json"
     return [
         Problem(
-            "data",
+            ProblemKind.DATA,
             f"{where}: field 'counts.{key}' is {getattr(manifest.counts, key)} but the files "
-            f"hold {value}; regenerate the manifest with {remake}.",
+            f"hold {value}; regenerate the manifest with {rewrite}.",
         )
         for key, value in actual.items()
         if getattr(manifest.counts, key) != value
@@ -139,31 +161,35 @@ def check_counts(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[
 
 def check_subsets(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette] = ()) -> list[Problem]:
     where = gold.path / "cassette_manifest.json"
-    remake = _remake(gold, manifest, cassettes)
+    rewrite = _rewrite_command(gold, manifest, cassettes)
     known = {c.conversation_id for c in gold.conversations}
     problems = []
     for subset in (Subset.SMOKE, Subset.FAST):
         ids = getattr(manifest.subsets, subset.value)
         if not ids:
-            problems.append(Problem("data", f"{where}: subset {subset.value!r} is empty; regenerate it with {remake}."))
+            problems.append(
+                Problem(ProblemKind.DATA, f"{where}: subset {subset.value!r} is empty; regenerate it with {rewrite}.")
+            )
         unknown = [cid for cid in ids if cid not in known]
         if unknown:
             problems.append(
                 Problem(
-                    "data",
+                    ProblemKind.DATA,
                     f"{where}: subset {subset.value!r} names conversations that do not exist: "
-                    f"{unknown!r}; regenerate the manifest with {remake}.",
+                    f"{unknown!r}; regenerate the manifest with {rewrite}.",
                 )
             )
         if len(set(ids)) != len(ids):
             problems.append(
-                Problem("data", f"{where}: subset {subset.value!r} repeats ids; regenerate it with {remake}.")
+                Problem(
+                    ProblemKind.DATA, f"{where}: subset {subset.value!r} repeats ids; regenerate it with {rewrite}."
+                )
             )
     missing = SMOKE_REQUIREMENTS - smoke_coverage(manifest.subsets.smoke, gold.by_conversation)
     if missing:
         problems.append(
             Problem(
-                "data",
+                ProblemKind.DATA,
                 f"{where}: subset 'smoke' does not cover {sorted(missing)!r}; add a conversation "
                 "that does (docs/gold-set.md says what smoke must cover).",
             )
@@ -176,10 +202,10 @@ def check_subsets(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence
         if kept != rule:
             problems.append(
                 Problem(
-                    "data",
+                    ProblemKind.DATA,
                     f"{where}: field 'subsets.{subset.value}' is not the subset the documented rule "
                     f"chooses from these files (not chosen: {sorted(kept - rule)!r}; missing: "
-                    f"{sorted(rule - kept)!r}); regenerate the manifest with {remake}. The rule: "
+                    f"{sorted(rule - kept)!r}); regenerate the manifest with {rewrite}. The rule: "
                     "docs/gold-set.md#subsets.",
                 )
             )

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from .._exceptions import GoldDataError
 from .._jsonio import JsonlRow, iter_jsonl, read_json
 from ..vocab import CATEGORIES, TEMPORAL_KINDS, Subset
-from ._models import BaselineFile, Cassette, CassetteManifest, Conversation, ExpectedMemory
+from ._models import Cassette, CassetteManifest, Conversation, ExpectedMemory
 
 CONVERSATIONS_FILE = "conversations.jsonl"
 EXPECTED_FILE = "expected_memories.jsonl"
@@ -79,11 +79,16 @@ def parse_row(row: JsonlRow, model: type[_M], *, what: str) -> _M:
         raise GoldDataError(format_validation_error(f"{row.path}:{row.line}", exc, what=what)) from None
 
 
-def parse_document(path: Path, model: type[_M], *, what: str) -> _M:
+def validate_document(value: Any, model: type[_M], *, where: str, what: str) -> _M:
+    """A parsed JSON document as ``model``; GoldDataError naming ``where``, each field and its fix."""
     try:
-        return model.model_validate(read_json(path))
+        return model.model_validate(value)
     except ValidationError as exc:
-        raise GoldDataError(format_validation_error(str(path), exc, what=what)) from None
+        raise GoldDataError(format_validation_error(where, exc, what=what)) from None
+
+
+def parse_document(path: Path, model: type[_M], *, what: str) -> _M:
+    return validate_document(read_json(path), model, where=str(path), what=what)
 
 
 def _unique(rows: list[tuple[JsonlRow, _M]], key: str, path: Path) -> None:
@@ -129,10 +134,6 @@ def load_cassettes(path: Path) -> list[tuple[JsonlRow, Cassette]]:
 
 def load_manifest(path: Path) -> CassetteManifest:
     return parse_document(path, CassetteManifest, what="cassette manifest")
-
-
-def load_baseline_file(path: Path) -> BaselineFile:
-    return parse_document(path, BaselineFile, what="baseline file")
 
 
 @dataclass(frozen=True)

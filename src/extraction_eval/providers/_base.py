@@ -1,4 +1,4 @@
-"""The provider protocol and what one call returns."""
+"""What plugs in as a provider (``ProviderClient``), what one call returns, and the redactor."""
 
 from __future__ import annotations
 
@@ -21,8 +21,11 @@ class ProviderAnswer:
     latency_s: float
 
 
-class Provider(Protocol):
-    """Something that answers one extraction request; OpenAI and vLLM plug in here."""
+class ProviderClient(Protocol):
+    """A client that answers one extraction request per call; OpenAI and vLLM plug in here.
+
+    (``extraction_eval.Provider`` is the closed set of provider *names*.)
+    """
 
     @property
     def name(self) -> str: ...

@@ -7,9 +7,9 @@ import gc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..evaluation._records import cost_usd, usage_tokens
 from ..gold import Conversation
-from ._base import Provider, ProviderAnswer, Redactor
+from ._base import ProviderAnswer, ProviderClient, Redactor
+from ._pricing import cost_usd, usage_tokens
 from ._progress import Progress
 from ._retry import RetryPolicy, TransportFailure, call_with_retries
 
@@ -53,7 +53,7 @@ class Budget:
 
 
 async def call_all(
-    provider: Provider,
+    client: ProviderClient,
     conversations: Sequence[Conversation],
     *,
     concurrency: int,
@@ -78,7 +78,7 @@ async def call_all(
                 results[cid] = CallResult(cid, skipped=True)
                 return
             try:
-                answer, retries = await call_with_retries(lambda: provider.complete(conversation), policy, redactor)
+                answer, retries = await call_with_retries(lambda: client.complete(conversation), policy, redactor)
             except TransportFailure as exc:
                 results[cid] = CallResult(cid, transport_error=exc.detail, retries=exc.attempts - 1)
                 if progress is not None:
@@ -116,5 +116,5 @@ async def call_all(
         gc.set_threshold(*thresholds)
         if progress is not None:
             progress.close()
-        await provider.aclose()
+        await client.aclose()
     return results

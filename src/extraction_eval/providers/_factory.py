@@ -1,44 +1,22 @@
-"""Build the provider a run asks for, from the environment (read here, at call time)."""
+"""Build the client for a provider from the environment (read here, at call time)."""
 
 from __future__ import annotations
 
 from .._exceptions import ConfigurationError
-from .._settings import (
-    BASE_URL_VAR,
-    MODE_VAR,
-    OPENAI_BASE_URL_VAR,
-    OPENAI_KEY_VAR,
-    VLLM_KEY_VAR,
-    env_value,
-)
+from .._settings import BASE_URL_VAR, OPENAI_BASE_URL_VAR, OPENAI_KEY_VAR, VLLM_KEY_VAR, env_value
 from ..vocab import Mode, Provider
 from ._base import Redactor
-from ._openai import ChatCompletionsProvider
+from ._openai import ChatCompletionsClient
 
 #: The key sent to a vLLM server when IBEX_WORKER_EXTRACTION_API_KEY is unset.
 VLLM_NO_KEY = "EMPTY"
 
 
-def check_record_settings() -> None:
-    """Recording spends money: it needs both the key and the explicit mode variable."""
-    missing = []
-    if env_value(OPENAI_KEY_VAR) is None:
-        missing.append(f"{OPENAI_KEY_VAR} (the budgeted key; never commit it)")
-    if (env_value(MODE_VAR) or "").lower() != "record":
-        missing.append(f"{MODE_VAR}=record (the explicit opt-in to spend on a recording)")
-    if missing:
-        raise ConfigurationError(
-            "--mode record refuses to start; missing: " + "; ".join(missing) + ". Set both, "
-            "then rerun `extraction-eval run --mode record`."
-        )
-
-
-def make_provider(
+def make_client(
     provider: Provider, model: str, mode: Mode, *, timeout_s: float
-) -> tuple[ChatCompletionsProvider, Redactor]:
-    """The SDK client for the provider, and a redactor that knows its key."""
-    if mode is Mode.RECORD:
-        check_record_settings()
+) -> tuple[ChatCompletionsClient, Redactor]:
+    """The SDK client for the provider, and a redactor that knows its key (``mode`` names the
+    command in the error when a setting is missing)."""
     if provider is Provider.OPENAI:
         key = env_value(OPENAI_KEY_VAR)
         if key is None:
@@ -57,7 +35,7 @@ def make_provider(
         key = env_value(VLLM_KEY_VAR)
     # A vLLM server without --api-key takes any key; the SDK needs one. The placeholder is not
     # a secret, so only a configured key is redacted.
-    client = ChatCompletionsProvider(
+    client = ChatCompletionsClient(
         provider.value, model, api_key=key or VLLM_NO_KEY, base_url=base_url, timeout_s=timeout_s
     )
     return client, Redactor([key])

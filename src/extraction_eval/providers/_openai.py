@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 
+from .._exceptions import ProviderError
 from ..contract import SAMPLING, batch_extraction_schema, full_messages
 from ..gold import Conversation
 from ._base import ProviderAnswer
@@ -40,7 +41,7 @@ def answer_from_completion(completion: dict[str, Any], latency_s: float) -> Prov
     )
 
 
-class ChatCompletionsProvider:
+class ChatCompletionsClient:
     """One chat-completions call per conversation, with the fixed sampling parameters."""
 
     def __init__(self, name: str, model: str, *, api_key: str, base_url: str | None, timeout_s: float):
@@ -94,7 +95,15 @@ class ChatCompletionsProvider:
             },
         )
         latency = time.perf_counter() - started
-        return answer_from_completion(response.json(), latency)
+        try:
+            completion = response.json()
+        except ValueError:
+            raise ProviderError(
+                f"{self._name} answered {response.status_code} to {self._url} with a body that is not JSON "
+                f"(content-type {response.headers.get('content-type')!r}); check that the base URL is an "
+                "OpenAI-compatible /v1 endpoint."
+            ) from None
+        return answer_from_completion(completion if isinstance(completion, dict) else {}, latency)
 
     async def aclose(self) -> None:
         await self._client.close()

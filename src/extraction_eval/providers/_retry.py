@@ -2,7 +2,8 @@
 
 Retried: 429, 5xx, timeouts, dropped connections. Not retried: other 4xx (a bad
 key or a bad request will not get better). The SDK's own retries are off
-(``max_retries=0``) so this is the one place that decides.
+(``max_retries=0``) so this is the one place that decides. Only the SDK's errors
+(``openai.APIError``) are handled here; any other exception propagates unchanged.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, TypeVar
 import openai
 
 from .._exceptions import ProviderError
+from .._settings import BASE_URL_VAR, OPENAI_BASE_URL_VAR, OPENAI_KEY_VAR, VLLM_KEY_VAR
 from ._base import Redactor
 
 T = TypeVar("T")
@@ -61,8 +63,8 @@ def retry_after_seconds(headers: Any) -> float | None:
         return max(0.0, parsed.timestamp() - time.time())
 
 
-def _classify(exc: Exception) -> tuple[bool, str, float | None]:
-    """(retryable, short description, server-requested delay)."""
+def _classify(exc: openai.APIError) -> tuple[bool, str, float | None]:
+    """(retryable, short description, server-requested delay) of an SDK error."""
     if isinstance(exc, openai.APITimeoutError):
         return True, "timeout", None
     if isinstance(exc, openai.APIConnectionError):
@@ -78,6 +80,16 @@ def _classify(exc: Exception) -> tuple[bool, str, float | None]:
     return False, type(exc).__name__, None
 
 
+def _fix(exc: openai.APIError) -> str:
+    """What to check for a call that will not succeed, by what the server said."""
+    status = exc.status_code if isinstance(exc, openai.APIStatusError) else None
+    if status in (401, 403):
+        return f"Check the key ({OPENAI_KEY_VAR}, or {VLLM_KEY_VAR} for vLLM)."
+    if status == 404:
+        return f"Check the model name and the base URL ({OPENAI_BASE_URL_VAR}, or {BASE_URL_VAR} for vLLM)."
+    return f"Check the key ({OPENAI_KEY_VAR}), the model name and the base URL."
+
+
 async def call_with_retries(
     fn: Callable[[], Awaitable[T]],
     policy: RetryPolicy,
@@ -85,12 +97,16 @@ async def call_with_retries(
     *,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> tuple[T, int]:
-    """Run ``fn`` until it succeeds; returns its result and the number of retries used."""
+    """Run ``fn`` until it succeeds; returns its result and the number of retries used.
+
+    Only the SDK's errors are classified (retried, or a ProviderError naming what to check);
+    anything else is a bug or a failure the caller owns, and propagates as it is.
+    """
     attempt = 0
     while True:
         try:
             return await fn(), attempt
-        except Exception as exc:  # classified below; unknown errors are not retried
+        except openai.APIError as exc:
             retryable, what, delay = _classify(exc)
             if not retryable:
                 body = ""
@@ -99,7 +115,8 @@ async def call_with_retries(
                 raise ProviderError(
                     f"provider call failed and will not get better by retrying: {what}"
                     + (f" ({body})" if body else "")
-                    + ". Check the key (OPENAI_API_KEY), the model name and the base URL."
+                    + ". "
+                    + _fix(exc)
                 ) from None
             if attempt >= policy.max_retries:
                 raise TransportFailure(f"{what} after {attempt + 1} attempt(s)", attempts=attempt + 1) from None

@@ -1,18 +1,9 @@
 """MLflow tracking: logging runs, registered baselines, and reading both back for the gate.
 
-Nothing here imports mlflow at import time.
+Nothing here imports mlflow at import time. The experiment, tag and registered-model
+names are in ``extraction_eval.mlflow_names``.
 """
 
-from ._names import BASELINE_ALIAS, BASELINE_EXPERIMENT, EXPERIMENT, VLLM_EXPERIMENT, registered_model_name
-from ._records import BaselineRecord, RunRecord, TrackingReader
+from ._reader import RegisteredBaseline, TrackedRun, TrackingReader
 
-__all__ = [
-    "BASELINE_ALIAS",
-    "BASELINE_EXPERIMENT",
-    "EXPERIMENT",
-    "VLLM_EXPERIMENT",
-    "BaselineRecord",
-    "RunRecord",
-    "TrackingReader",
-    "registered_model_name",
-]
+__all__ = ["RegisteredBaseline", "TrackedRun", "TrackingReader"]

@@ -1,32 +1,38 @@
 """The registered baseline: alias ``baseline`` of registered model ``extraction-eval-<provider>``.
 
-``register`` seeds a tracking server from a reviewed ``baseline_results.json``;
+``register_baseline`` seeds a tracking store from a reviewed ``baseline_results.json``;
 ``promote`` moves the alias to a real run and rewrites the file for review.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from .._exceptions import ConfigurationError, TrackingError
 from .._jsonio import write_json
-from ..gold import BaselineFile, ProviderBaseline
+from .._settings import hide_uri_password, tracking_uri
+from ..gold import BaselineFile, BaselineSource, ProviderBaseline, load_baseline_file
 from ..metric_keys import gated_or_default
-from ..vocab import CassetteKind, Enforcement, Mode, Subset
-from ._names import (
+from ..mlflow_names import (
     BASELINE_ALIAS,
     BASELINE_EXPERIMENT,
+    TAG_BASELINE_ORIGIN_RUN,
+    TAG_BASELINE_SOURCE,
+    TAG_BASELINE_SOURCE_REV,
     TAG_CASSETTE_KIND,
     TAG_ENFORCEMENT,
     TAG_GATED,
     TAG_GOLD_VERSION,
+    TAG_LAST_REFRESHED,
     TAG_MATCHER,
     TAG_MEASURED,
     TAG_MODE,
@@ -36,16 +42,30 @@ from ._names import (
     TAG_PROVIDER,
     TAG_RUN_KIND,
     TAG_SUBSET,
+    UNMEASURED,
+    RunKind,
+    flag,
     registered_model_name,
 )
+from ..vocab import CassetteKind, Enforcement, Mode, Subset
+
+
+class BaselineAction(StrEnum):
+    """What ``baseline register``, ``promote`` or ``refresh`` did to a provider's alias."""
+
+    REGISTERED = "registered"
+    KEPT = "kept"
+    PROMOTED = "promoted"
 
 
 @dataclass(frozen=True)
 class Registered:
+    """A provider's baseline version after the command, and what the command did."""
+
     provider: str
     version: str
     run_id: str
-    action: str  # "registered" | "kept" | "promoted"
+    action: BaselineAction
 
 
 def _client(uri: str) -> Any:
@@ -54,21 +74,42 @@ def _client(uri: str) -> Any:
     return MlflowClient(tracking_uri=uri, registry_uri=uri)
 
 
-def _current_alias(client: Any, name: str) -> Any | None:
+@contextlib.contextmanager
+def _store_errors(uri: str) -> Iterator[None]:
+    """A request the store refuses (or a store it cannot reach) is a TrackingError, not a traceback."""
     from mlflow.exceptions import MlflowException
 
     try:
-        return client.get_model_version_by_alias(name, BASELINE_ALIAS)
-    except MlflowException:
-        return None
+        yield
+    except MlflowException as exc:
+        message = (
+            f"the tracking store {uri!r} refused a request ({exc.error_code}: {exc.message}); "
+            "check MLFLOW_TRACKING_URI and that the store is up."
+        )
+        raise TrackingError(hide_uri_password(message, uri)) from None
+
+
+def _registered_model(client: Any, name: str) -> Any | None:
+    """The registered model, or None when there is none by that name (any other refusal raises)."""
+    from mlflow.exceptions import MlflowException
+
+    try:
+        return client.get_registered_model(name)
+    except MlflowException as exc:
+        if exc.error_code == "RESOURCE_DOES_NOT_EXIST":
+            return None
+        raise
+
+
+def _current_alias(client: Any, name: str) -> Any | None:
+    """The version behind alias ``baseline``; None without the model or the alias."""
+    model = _registered_model(client, name)
+    version = dict(model.aliases or {}).get(BASELINE_ALIAS) if model is not None else None
+    return None if version is None else client.get_model_version(name, str(version))
 
 
 def _ensure_model(client: Any, name: str) -> None:
-    from mlflow.exceptions import MlflowException
-
-    try:
-        client.get_registered_model(name)
-    except MlflowException:
+    if _registered_model(client, name) is None:
         client.create_registered_model(
             name,
             description="Regression baseline of extraction-eval. The version behind alias "
@@ -84,31 +125,28 @@ def _version_tags(block: ProviderBaseline, gold_version: str, provider: str, sou
         TAG_SUBSET: block.subset.value,
         TAG_MATCHER: block.matcher or "",
         TAG_ENFORCEMENT: block.enforcement.value,
-        TAG_CASSETTE_KIND: block.cassette_kind.value if block.cassette_kind else "unmeasured",
+        TAG_CASSETTE_KIND: block.cassette_kind.value if block.cassette_kind else UNMEASURED,
         TAG_GATED: json.dumps(list(block.gated_metrics)),
-        TAG_MEASURED: "true" if block.metrics is not None else "false",
-        "baseline_source": source,
-        "last_refreshed": block.last_refreshed or "",
+        TAG_MEASURED: flag(block.metrics is not None),
+        TAG_BASELINE_SOURCE: source,
+        TAG_LAST_REFRESHED: block.last_refreshed or "",
     }
 
 
-def register_from_file(
-    uri: str,
-    baseline: BaselineFile,
-    *,
-    origin: str,
-    source_rev: str,
-    if_missing: bool,
-    replace: bool,
+def register_baseline(
+    source: BaselineSource, *, if_missing: bool, replace: bool, uri: str | None = None
 ) -> list[Registered]:
-    """Seed each provider's baseline from the reviewed file, as a run tagged with its origin.
+    """Seed each provider's baseline from the reviewed file, as a run tagged with where the file
+    was read (``gold.read_baseline_source``)."""
+    uri = uri or tracking_uri()
+    with _store_errors(uri):
+        return _register(_client(uri), source, if_missing=if_missing, replace=replace)
 
-    ``origin`` names the file and where it was read (``path@sha``, or ``path (working-tree@sha)``);
-    ``source_rev`` is the revision alone.
-    """
+
+def _register(client: Any, source: BaselineSource, *, if_missing: bool, replace: bool) -> list[Registered]:
     from mlflow.entities import Metric
 
-    client = _client(uri)
+    baseline, origin, source_rev = source.baseline, source.origin, source.revision
     experiment = client.get_experiment_by_name(BASELINE_EXPERIMENT)
     experiment_id = experiment.experiment_id if experiment else client.create_experiment(BASELINE_EXPERIMENT)
     out = []
@@ -117,7 +155,7 @@ def register_from_file(
         existing = _current_alias(client, name)
         if existing is not None and not replace:
             if if_missing:
-                out.append(Registered(provider, str(existing.version), existing.run_id, "kept"))
+                out.append(Registered(provider, str(existing.version), existing.run_id, BaselineAction.KEPT))
                 continue
             raise ConfigurationError(
                 f"{name!r} already has a baseline (version {existing.version}, run "
@@ -125,10 +163,10 @@ def register_from_file(
                 "`--replace` to seed over it, or `baseline promote --run-id ID`."
             )
         tags = {
-            TAG_RUN_KIND: "baseline_seed",
+            TAG_RUN_KIND: RunKind.BASELINE_SEED.value,
             **_version_tags(block, baseline.gold_version, provider, origin),
-            "baseline_source_rev": source_rev,
-            "baseline_origin_run_id": block.mlflow_run_id or "",
+            TAG_BASELINE_SOURCE_REV: source_rev,
+            TAG_BASELINE_ORIGIN_RUN: block.mlflow_run_id or "",
             TAG_NOTE: (
                 f"Baseline for provider {provider!r} seeded from {origin}. Its numbers were "
                 f"measured as cassette_kind={block.cassette_kind.value if block.cassette_kind else 'none'}"
@@ -155,7 +193,7 @@ def register_from_file(
             description=f"seeded from {origin}",
         )
         client.set_registered_model_alias(name, BASELINE_ALIAS, version.version)
-        out.append(Registered(provider, str(version.version), run.info.run_id, "registered"))
+        out.append(Registered(provider, str(version.version), run.info.run_id, BaselineAction.REGISTERED))
     return out
 
 
@@ -164,9 +202,9 @@ def _check_promotable(run: Any, run_id: str, *, manual_refresh: bool) -> None:
     problems = []
     if run.info.status != "FINISHED":
         problems.append(f"its status is {run.info.status!r}, not 'FINISHED'")
-    if tags.get(TAG_RUN_KIND) != "eval":
+    if tags.get(TAG_RUN_KIND) != RunKind.EVAL:
         problems.append("it is not an evaluation run (tag run_kind != 'eval')")
-    if tags.get(TAG_OVERRIDE) == "true":
+    if tags.get(TAG_OVERRIDE) == flag(True):
         problems.append("it ran past contract drift (contract_override=true)")
     if tags.get(TAG_SUBSET) != Subset.FULL.value:
         problems.append(f"it covers subset {tags.get(TAG_SUBSET)!r}; a baseline covers 'full'")
@@ -186,20 +224,33 @@ def _check_promotable(run: Any, run_id: str, *, manual_refresh: bool) -> None:
 
 
 def promote(
-    uri: str,
     run_id: str,
     baseline_path: Path,
     *,
     manual_refresh: bool = False,
     expect_provider: str | None = None,
     today: dt.date | None = None,
+    uri: str | None = None,
 ) -> tuple[Registered, ProviderBaseline]:
     """Move the alias to ``run_id`` and rewrite the provider's block of the baseline file."""
+    uri = uri or tracking_uri()
+    with _store_errors(uri):
+        return _promote(
+            _client(uri), uri, run_id, baseline_path, manual_refresh, expect_provider, today or dt.date.today()
+        )
+
+
+def _promote(
+    client: Any,
+    uri: str,
+    run_id: str,
+    baseline_path: Path,
+    manual_refresh: bool,
+    expect_provider: str | None,
+    today: dt.date,
+) -> tuple[Registered, ProviderBaseline]:
     from mlflow.exceptions import MlflowException
 
-    from ..gold import load_baseline_file
-
-    client = _client(uri)
     try:
         run = client.get_run(run_id)
     except MlflowException as exc:
@@ -238,7 +289,7 @@ def promote(
         matcher=tags.get(TAG_MATCHER),
         gated_metrics=tuple(gated),
         metrics=metrics,
-        last_refreshed=(today or dt.date.today()).isoformat(),
+        last_refreshed=today.isoformat(),
         mlflow_run_id=run_id,
     )
     name = registered_model_name(provider)
@@ -255,4 +306,4 @@ def promote(
     providers[provider] = new_block
     updated = BaselineFile(gold_version=baseline.gold_version, providers=providers)
     write_json(baseline_path, updated.model_dump(mode="json"))
-    return Registered(provider, str(version.version), run_id, "promoted"), new_block
+    return Registered(provider, str(version.version), run_id, BaselineAction.PROMOTED), new_block

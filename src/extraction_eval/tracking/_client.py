@@ -1,8 +1,9 @@
 """The gate's reader for local stores (the embedded SQLite default): the MLflow client.
 
-Whatever the store throws (a file that is not an SQLite database, a database URI whose
-driver is not installed, ...) becomes a TrackingError, which the gate reports as "could
-not evaluate": it fails closed, never with a traceback.
+What a store throws when it cannot be read (MLflow's own errors, SQLAlchemy's for a file
+that is not an SQLite database, an ImportError for a database URI whose driver is not
+installed, an OSError) becomes a TrackingError, which the gate reports as "could not
+evaluate": it fails closed, never with a traceback. Anything else is a bug and propagates.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from typing import Any, TypeVar
 
 from .._exceptions import TrackingError
 from .._settings import hide_uri_password
-from ._names import BASELINE_ALIAS, provider_of_model
-from ._records import BaselineRecord, RunRecord
+from ..mlflow_names import BASELINE_ALIAS, MODEL_PREFIX, provider_of_model
+from ._reader import RegisteredBaseline, TrackedRun
 
 
-def _record(run: Any) -> RunRecord:
-    return RunRecord(
+def _tracked_run(run: Any) -> TrackedRun:
+    return TrackedRun(
         run_id=run.info.run_id,
         experiment_id=str(run.info.experiment_id),
         status=run.info.status,
@@ -31,14 +32,23 @@ def _record(run: Any) -> RunRecord:
 _T = TypeVar("_T")
 
 
+def _store_error_types() -> tuple[type[BaseException], ...]:
+    """The errors of a store that cannot be read (imported late: mlflow is heavy)."""
+    known: list[type[BaseException]] = [ImportError, OSError]
+    try:
+        from mlflow.exceptions import MlflowException
+        from sqlalchemy.exc import SQLAlchemyError
+    except ImportError:  # pragma: no cover - mlflow's own dependencies
+        return tuple(known)
+    return (*known, MlflowException, SQLAlchemyError)
+
+
 def _store_errors(method: Callable[..., _T]) -> Callable[..., _T]:
     @functools.wraps(method)
     def wrapper(self: ClientReader, *args: Any) -> _T:
         try:
             return method(self, *args)
-        except TrackingError:
-            raise
-        except Exception as exc:
+        except _store_error_types() as exc:
             message = (
                 f"reading the tracking store {self._uri!r} failed ({type(exc).__name__}: {str(exc)[:300]}); "
                 "check MLFLOW_TRACKING_URI and that the store is an MLflow store this version can read."
@@ -67,16 +77,16 @@ class ClientReader:
         return "RESOURCE_DOES_NOT_EXIST" in str(getattr(exc, "error_code", "")) or "not found" in str(exc).lower()
 
     @_store_errors
-    def get_run(self, run_id: str) -> RunRecord | None:
+    def get_run(self, run_id: str) -> TrackedRun | None:
         try:
-            return _record(self._client.get_run(run_id))
+            return _tracked_run(self._client.get_run(run_id))
         except self._missing as exc:
             if self._absent(exc):
                 return None
             raise
 
     @_store_errors
-    def newest_run(self, experiment_name: str, filter_string: str) -> RunRecord | None:
+    def newest_run(self, experiment_name: str, filter_string: str) -> TrackedRun | None:
         experiment = self._client.get_experiment_by_name(experiment_name)
         if experiment is None:
             return None
@@ -86,19 +96,19 @@ class ClientReader:
             order_by=["attributes.start_time DESC"],
             max_results=1,
         )
-        return _record(runs[0]) if runs else None
+        return _tracked_run(runs[0]) if runs else None
 
     @_store_errors
-    def baselines(self) -> list[BaselineRecord]:
+    def baselines(self) -> list[RegisteredBaseline]:
         out = []
-        for model in self._client.search_registered_models(filter_string="name LIKE 'extraction-eval-%'"):
+        for model in self._client.search_registered_models(filter_string=f"name LIKE '{MODEL_PREFIX}%'"):
             provider = provider_of_model(model.name)
             aliases = dict(model.aliases or {})
             if provider is None or BASELINE_ALIAS not in aliases:
                 continue
             version = self._client.get_model_version(model.name, str(aliases[BASELINE_ALIAS]))
             out.append(
-                BaselineRecord(
+                RegisteredBaseline(
                     provider=provider,
                     model_name=model.name,
                     version=str(version.version),

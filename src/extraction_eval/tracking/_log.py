@@ -8,6 +8,7 @@ for datasets and tables) costs seconds that the eval does not need.
 from __future__ import annotations
 
 import getpass
+import hashlib
 import json
 import tempfile
 import time
@@ -17,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from .._exceptions import TrackingError
-from ._names import TAG_NOTE
+from ..gold import CONVERSATIONS_FILE, EXPECTED_FILE, GoldSet
+from ..mlflow_names import TAG_LOGGED_ARTIFACTS, TAG_NOTE
 
 TABLE_FILE = "per_conversation_table.json"
 
@@ -39,6 +41,26 @@ class LoggedRun:
     experiment_name: str
     tracking_uri: str
     status: str
+
+
+def gold_dataset(gold: GoldSet) -> DatasetInfo:
+    """The gold set as a dataset input: one row per conversation, digest of the two input files."""
+    digest_source = b"".join((gold.path / name).read_bytes() for name in (CONVERSATIONS_FILE, EXPECTED_FILE))
+    rows = [
+        {
+            "conversation_id": c.conversation_id,
+            "session_date": c.session_date,
+            "turns": len(c.turns),
+            "expected_memories": len(gold.by_conversation[c.conversation_id]),
+        }
+        for c in gold.conversations
+    ]
+    return DatasetInfo(
+        name=f"gold-{gold.version}",
+        digest=hashlib.sha256(digest_source).hexdigest()[:16],
+        source=str(gold.path.resolve()),
+        rows=rows,
+    )
 
 
 def table_json(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -112,7 +134,7 @@ def log_eval_run(
         all_tags = {
             **tags,
             TAG_NOTE: description,
-            "mlflow.loggedArtifacts": json.dumps([{"path": TABLE_FILE, "type": "table"}]),
+            TAG_LOGGED_ARTIFACTS: json.dumps([{"path": TABLE_FILE, "type": "table"}]),
         }
         client.log_batch(
             rid,

@@ -14,16 +14,16 @@ import httpx
 
 from .._exceptions import TrackingError
 from .._settings import hide_uri_password, tracking_auth
-from ._names import BASELINE_ALIAS, provider_of_model
-from ._records import BaselineRecord, RunRecord
+from ..mlflow_names import BASELINE_ALIAS, MODEL_PREFIX, provider_of_model
+from ._reader import RegisteredBaseline, TrackedRun
 
 _API = "/api/2.0/mlflow"
 
 
-def _run_record(payload: dict[str, Any]) -> RunRecord:
+def _tracked_run(payload: dict[str, Any]) -> TrackedRun:
     info = payload.get("info", {})
     data = payload.get("data", {})
-    return RunRecord(
+    return TrackedRun(
         run_id=info.get("run_id") or info.get("run_uuid", ""),
         experiment_id=str(info.get("experiment_id", "")),
         status=info.get("status", "UNKNOWN"),
@@ -91,11 +91,11 @@ class RestReader:
             ) from None
         return result
 
-    def get_run(self, run_id: str) -> RunRecord | None:
+    def get_run(self, run_id: str) -> TrackedRun | None:
         body = self._call("GET", "/runs/get", params={"run_id": run_id})
-        return None if body is None else _run_record(body["run"])
+        return None if body is None else _tracked_run(body["run"])
 
-    def newest_run(self, experiment_name: str, filter_string: str) -> RunRecord | None:
+    def newest_run(self, experiment_name: str, filter_string: str) -> TrackedRun | None:
         body = self._call("GET", "/experiments/get-by-name", params={"experiment_name": experiment_name})
         if body is None:
             return None
@@ -111,13 +111,13 @@ class RestReader:
             },
         )
         runs = (search or {}).get("runs", [])
-        return _run_record(runs[0]) if runs else None
+        return _tracked_run(runs[0]) if runs else None
 
-    def baselines(self) -> list[BaselineRecord]:
+    def baselines(self) -> list[RegisteredBaseline]:
         body = self._call(
             "GET",
             "/registered-models/search",
-            params={"filter": "name LIKE 'extraction-eval-%'", "max_results": 1000},
+            params={"filter": f"name LIKE '{MODEL_PREFIX}%'", "max_results": 1000},
         )
         out = []
         for model in (body or {}).get("registered_models", []):
@@ -135,7 +135,7 @@ class RestReader:
             version = found["model_version"]
             run_id = version.get("run_id", "")
             out.append(
-                BaselineRecord(
+                RegisteredBaseline(
                     provider=provider,
                     model_name=model["name"],
                     version=str(version["version"]),

@@ -21,8 +21,26 @@ from .._exceptions import CassetteError, ContractDriftError, GoldDataError
 from .._settings import ALLOW_DRIFT_VAR, allow_contract_drift
 from ..cassettes import ReplayPlan, plan_replay
 from ..contract import prompt_sha256, schema_sha256
-from ..gold import CASSETTES_FILE, Cassette, CassetteManifest, Conversation, GoldSet, Problem, check_gold
-from ..gold._check import remake_command
+from ..gold import (
+    CASSETTES_FILE,
+    CONVERSATIONS_FILE,
+    EXPECTED_FILE,
+    PINNED_GOLD,
+    Cassette,
+    CassetteManifest,
+    Conversation,
+    GoldSet,
+    Problem,
+    ProblemKind,
+    check_baseline_version,
+    check_file_hashes,
+    check_gold,
+    check_pinned,
+    load_gold,
+    raise_problems,
+    read_cassettes,
+    rewrite_cassettes_command,
+)
 
 #: How many line numbers a grouped problem lists before it says "and N more".
 _SHOWN_LINES = 5
@@ -37,22 +55,6 @@ class ContractVerdict:
     replay: ReplayPlan
 
 
-def raise_problems(problems: Sequence[Problem]) -> None:
-    """Hash drift raises ContractDriftError, other data problems GoldDataError, replay ones CassetteError.
-
-    Every problem found is in the message, whichever class carries it.
-    """
-    drift = [p.message for p in problems if p.kind == "drift"]
-    data = [p.message for p in problems if p.kind == "data"]
-    replay = [p.message for p in problems if p.kind == "replay"]
-    if drift:
-        raise ContractDriftError("contract gate: gold files drifted:\n" + "\n".join(drift + data + replay))
-    if data:
-        raise GoldDataError("\n".join(data + replay))
-    if replay:
-        raise CassetteError("\n".join(replay))
-
-
 def check_cassette_rows(gold_dir: Path, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> list[Problem]:
     """Every cassette must agree with the manifest's kind, model and hashes.
 
@@ -60,7 +62,7 @@ def check_cassette_rows(gold_dir: Path, manifest: CassetteManifest, cassettes: S
     their lines (the n-th cassette is on line n: JSONL allows no empty line).
     """
     path = gold_dir / CASSETTES_FILE
-    remake = remake_command(gold_dir, [manifest.cassette_kind, *(c.cassette_kind for c in cassettes)])
+    rewrite = rewrite_cassettes_command(gold_dir, [manifest.cassette_kind, *(c.cassette_kind for c in cassettes)])
     problems = []
     for name in ("cassette_kind", "prompt_sha256", "schema_sha256", "model"):
         want = getattr(manifest, name)
@@ -76,10 +78,10 @@ def check_cassette_rows(gold_dir: Path, manifest: CassetteManifest, cassettes: S
         )
         problems.append(
             Problem(
-                "data",
+                ProblemKind.DATA,
                 f"{path}:{first}: cassette {cassette.conversation_id!r}: {name} is "
                 f"{str(getattr(cassette, name))!r} but the manifest says {str(want)!r}{count}; the manifest "
-                f"must describe its cassettes: rewrite both with {remake}.",
+                f"must describe its cassettes: rewrite both with {rewrite}.",
             )
         )
     return problems
@@ -107,8 +109,48 @@ def replay_mode_problems(
             kind=manifest.cassette_kind,
         )
     except CassetteError as exc:
-        return [*problems, Problem("replay", str(exc))], None
+        return [*problems, Problem(ProblemKind.REPLAY, str(exc))], None
     return problems, replay
+
+
+@dataclass(frozen=True)
+class GoldReport:
+    """What ``gold validate`` found: the folder's counts and every problem a replay would refuse."""
+
+    gold: GoldSet
+    cassettes: tuple[Cassette, ...]
+    problems: tuple[Problem, ...]
+
+    def lines(self) -> list[str]:
+        """The counts, one per line."""
+        data, manifest = self.gold, self.gold.manifest
+        assert manifest is not None  # validate_gold_folder loads it
+        stats = data.stats()
+        width = max(len(k) for k in stats)
+        lines = [f"gold {data.version!r} at {data.path}"]
+        lines += [f"  {key:<{width}}  {value}" for key, value in stats.items()]
+        lines.append(f"  {'cassettes':<{width}}  {len(self.cassettes)} ({manifest.cassette_kind.value})")
+        lines.append(f"  {'subset smoke':<{width}}  {len(manifest.subsets.smoke)}")
+        lines.append(f"  {'subset fast':<{width}}  {len(manifest.subsets.fast)}")
+        pinned = "pinned" if data.version in PINNED_GOLD else "not pinned (no baseline yet)"
+        lines.append(f"  {'frozen inputs':<{width}}  {pinned}")
+        return lines
+
+    def check(self) -> None:
+        """Raise GoldDataError listing every problem, if there is one."""
+        if self.problems:
+            raise GoldDataError(f"{len(self.problems)} problem(s):\n" + "\n".join(p.message for p in self.problems))
+
+
+def validate_gold_folder(gold_dir: Path) -> GoldReport:
+    """Every file, row, count, subset, pinned hash and cassette request of a gold folder, and its
+    baseline file's gold version: what ``gold validate`` checks (a replay refuses the same)."""
+    gold = load_gold(gold_dir)
+    assert gold.manifest is not None  # load_gold requires it
+    cassettes = read_cassettes(gold, gold.manifest)
+    problems, _ = replay_mode_problems(gold, gold.manifest, cassettes)
+    problems += check_baseline_version(gold)
+    return GoldReport(gold, tuple(cassettes), tuple(problems))
 
 
 def contract_gate(
@@ -144,3 +186,11 @@ def contract_gate(
         f"For a local look only: {ALLOW_DRIFT_VAR}=1 (never in CI; the regression gate refuses "
         "such runs)."
     )
+
+
+def check_live_inputs(gold: GoldSet) -> None:
+    """Live modes send the gold inputs, so they must be the pinned, recorded ones too."""
+    problems = check_pinned(gold)
+    if gold.manifest is not None:
+        problems += check_file_hashes(gold, gold.manifest, (CONVERSATIONS_FILE, EXPECTED_FILE))
+    raise_problems(problems)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from extraction_eval.gates._contract import check_cassette_rows
+from extraction_eval.gates._contract_gate import check_cassette_rows
 from extraction_eval.gold import load_cassettes, load_gold
 
 from ..helpers import edit_manifest, read_rows, write_rows

@@ -7,11 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ._names import TAG_MEASURED
+from ..mlflow_names import TAG_ENFORCEMENT, TAG_GATED, TAG_MEASURED, flag
 
 
 @dataclass(frozen=True)
-class RunRecord:
+class TrackedRun:
+    """A run as the gate reads it from a tracking store."""
+
     run_id: str
     experiment_id: str
     status: str
@@ -21,7 +23,7 @@ class RunRecord:
 
 
 @dataclass(frozen=True)
-class BaselineRecord:
+class RegisteredBaseline:
     """The model version behind alias ``baseline`` and the run it points at."""
 
     provider: str
@@ -29,15 +31,15 @@ class BaselineRecord:
     version: str
     run_id: str
     tags: Mapping[str, str]
-    run: RunRecord | None
+    run: TrackedRun | None
 
     @property
     def enforcement(self) -> str | None:
-        return self.tags.get("enforcement")
+        return self.tags.get(TAG_ENFORCEMENT)
 
     @property
     def gated_metrics(self) -> tuple[str, ...]:
-        raw = self.tags.get("gated_metrics")
+        raw = self.tags.get(TAG_GATED)
         if not raw:
             return ()
         value = json.loads(raw)
@@ -46,7 +48,7 @@ class BaselineRecord:
     @property
     def measured_metrics(self) -> Mapping[str, float] | None:
         """The baseline run's metrics; None without a run or when it was seeded unmeasured."""
-        if self.run is None or self.tags.get(TAG_MEASURED) == "false":
+        if self.run is None or self.tags.get(TAG_MEASURED) == flag(False):
             return None
         return self.run.metrics
 
@@ -54,10 +56,10 @@ class BaselineRecord:
 class TrackingReader(Protocol):
     """Read access the regression gate needs; REST (httpx) or the MLflow client behind it."""
 
-    def get_run(self, run_id: str) -> RunRecord | None: ...
+    def get_run(self, run_id: str) -> TrackedRun | None: ...
 
-    def newest_run(self, experiment_name: str, filter_string: str) -> RunRecord | None: ...
+    def newest_run(self, experiment_name: str, filter_string: str) -> TrackedRun | None: ...
 
-    def baselines(self) -> list[BaselineRecord]: ...
+    def baselines(self) -> list[RegisteredBaseline]: ...
 
     def close(self) -> None: ...

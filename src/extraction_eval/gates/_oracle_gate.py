@@ -13,14 +13,17 @@ passes, and a manifest that claims a live kind its cassettes do not back fails a
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._exceptions import CannotEvaluate, GoldDataError
+from .._exceptions import CannotEvaluate, ConfigurationError, GoldDataError
 from .._git import resolve_rev, show_file
+from .._settings import pr_body
 from ..contract import prompt_sha256, schema_sha256
 from ..gold import CASSETTES_FILE, MANIFEST_FILE, CassetteManifest, load_cassettes, load_manifest
 from ..vocab import CassetteKind
+from ._gate_run import publish_summary
 
 TOKEN = "EXTRACTION_EVAL_ORACLE_OK=1"
 
@@ -33,6 +36,11 @@ class OracleGateResult:
     @property
     def exit_code(self) -> int:
         return 0 if self.passed else 1
+
+    def markdown(self) -> str:
+        """The report printed and appended to the job summary."""
+        title = "PASS" if self.passed else "FAIL"
+        return f"## extraction-eval oracle gate: {title}\n\n" + "\n".join(f"- {r}" for r in self.reasons) + "\n"
 
 
 def has_token(body: str | None) -> bool:
@@ -57,7 +65,7 @@ def oracle_gate(base: str, gold_dir: Path, pr_body: str | None) -> OracleGateRes
     root = Path.cwd()
     try:
         base_sha = resolve_rev(root, base)
-    except Exception as exc:  # not a repository, unknown revision
+    except (ConfigurationError, OSError, subprocess.SubprocessError) as exc:  # unknown revision, no git
         raise CannotEvaluate(str(exc)) from None
     manifest_path = gold_dir / MANIFEST_FILE
     cassette_path = gold_dir / CASSETTES_FILE
@@ -138,3 +146,20 @@ def oracle_gate(base: str, gold_dir: Path, pr_body: str | None) -> OracleGateRes
             "live_openai_recorded with the HEAD hashes).",
         ),
     )
+
+
+def read_pr_body(pr_body_file: Path | None) -> str | None:
+    """The pull request body: ``--pr-body-file``, else ``EXTRACTION_EVAL_PR_BODY``."""
+    if pr_body_file is None:
+        return pr_body()
+    if not pr_body_file.is_file():
+        raise ConfigurationError(f"--pr-body-file {str(pr_body_file)!r} does not exist.")
+    return pr_body_file.read_text(encoding="utf-8")
+
+
+def run_oracle_gate(base: str, gold_dir: Path, pr_body_file: Path | None = None) -> tuple[OracleGateResult, str]:
+    """The whole oracle gate: read the body, decide, render, append to the job summary."""
+    result = oracle_gate(base, gold_dir, read_pr_body(pr_body_file))
+    markdown = result.markdown()
+    publish_summary(markdown)
+    return result, markdown

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from extraction_eval.evaluation._records import (
-    PRICES_PER_MTOK,
-    CallRecord,
-    cost_usd,
-    percentile,
-    usage_metrics,
-    usage_tokens,
-)
-from extraction_eval.scoring import Outcome
+from extraction_eval.evaluation import Answer, percentile, usage_metrics
+from extraction_eval.providers import PRICES_PER_MTOK, cost_usd, usage_tokens
 
 # docs/metrics.md's worked example: ten latencies 0.1 ... 1.0 s, given out of order so
 # that the test also shows percentile() sorts before ranking.
@@ -75,12 +68,12 @@ def test_usage_tokens_reads_either_naming() -> None:
 
 
 def test_usage_metrics_sum_tokens_then_price_and_rank_latencies() -> None:
-    records = [
-        CallRecord("c1", Outcome(), input_tokens=1000, output_tokens=100, latency_s=0.3, retries=1),
-        CallRecord("c2", Outcome(), input_tokens=2000, output_tokens=200, latency_s=0.1),
-        CallRecord("c3", Outcome()),  # no usage, no latency: left out of every sum and rank
+    answers = [
+        Answer("c1", input_tokens=1000, output_tokens=100, latency_s=0.3, retries=1),
+        Answer("c2", input_tokens=2000, output_tokens=200, latency_s=0.1),
+        Answer("c3"),  # no usage, no latency: left out of every sum and rank
     ]
-    metrics = usage_metrics(records, "gpt-4o-mini")
+    metrics = usage_metrics(answers, "gpt-4o-mini")
     assert set(metrics) == {
         "usage/input_tokens",
         "usage/output_tokens",
@@ -100,10 +93,10 @@ def test_usage_metrics_sum_tokens_then_price_and_rank_latencies() -> None:
 
 
 def test_usage_metrics_without_a_price_or_latency() -> None:
-    records = [CallRecord("c1", Outcome(), input_tokens=10, output_tokens=5)]
+    answers = [Answer("c1", input_tokens=10, output_tokens=5)]
     # no price for the model: tokens are logged, the cost is not; no latency and no retry: none of those
-    assert usage_metrics(records, "Qwen/Qwen2.5-14B-Instruct") == {
+    assert usage_metrics(answers, "Qwen/Qwen2.5-14B-Instruct") == {
         "usage/input_tokens": 10.0,
         "usage/output_tokens": 5.0,
     }
-    assert usage_metrics([CallRecord("c1", Outcome())], "gpt-4o-mini") == {}
+    assert usage_metrics([Answer("c1")], "gpt-4o-mini") == {}

@@ -1,0 +1,105 @@
+"""The run's files in the output folder: metrics.json, per_conversation.jsonl, the manifest
+it used, and run.json (docs/tracking.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._jsonio import atomic_write_bytes, atomic_write_text, dumps_line, write_json
+from .._settings import hide_uri_password
+from ..gold import MANIFEST_FILE
+from ._score import ScoredRun
+
+METRICS_FILE = "metrics.json"
+PER_CONVERSATION_FILE = "per_conversation.jsonl"
+RUN_FILE = "run.json"
+COMPARISON_FILE = "comparison.md"
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """What ``write_outputs`` wrote: the files to log as artifacts, and the per-conversation rows."""
+
+    artifacts: tuple[Path, ...]
+    rows: tuple[dict[str, Any], ...]
+
+
+def per_conversation_rows(scored: ScoredRun) -> list[dict[str, Any]]:
+    """One row per conversation: its score and what its answer cost."""
+    rows = []
+    for conversation_score, answer in zip(scored.report.conversations, scored.answers, strict=True):
+        row: dict[str, Any] = conversation_score.to_json()
+        row["usage"] = {
+            "input_tokens": answer.input_tokens,
+            "output_tokens": answer.output_tokens,
+            "latency_s": answer.latency_s,
+            "retries": answer.retries,
+        }
+        rows.append(row)
+    return rows
+
+
+def table_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The per-conversation table MLflow shows: the columns a reviewer scans."""
+    return [
+        {
+            "conversation_id": r["conversation_id"],
+            "status": r["status"],
+            "expected": r["expected"],
+            "predicted": r["predicted"],
+            "matches": r["matches"],
+            "errors": r["error"] or "",
+        }
+        for r in rows
+    ]
+
+
+def write_outputs(output_dir: Path, gold_dir: Path, scored: ScoredRun) -> RunFiles:
+    """metrics.json, per_conversation.jsonl and a copy of the gold folder's manifest."""
+    output_dir.mkdir(parents=True, exist_ok=True)
+    metrics_path = output_dir / METRICS_FILE
+    write_json(metrics_path, dict(sorted(scored.metrics.items())))
+    rows = per_conversation_rows(scored)
+    per_conversation = output_dir / PER_CONVERSATION_FILE
+    atomic_write_text(per_conversation, "".join(dumps_line(r) + "\n" for r in rows))
+    artifacts = [metrics_path, per_conversation]
+    # The manifest the run used, beside its numbers in the output folder too (and never
+    # an older run's copy beside these numbers when this gold folder has none).
+    manifest_copy = output_dir / MANIFEST_FILE
+    if (gold_dir / MANIFEST_FILE).exists():
+        atomic_write_bytes(manifest_copy, (gold_dir / MANIFEST_FILE).read_bytes())
+        artifacts.append(manifest_copy)
+    else:
+        manifest_copy.unlink(missing_ok=True)
+    return RunFiles(tuple(artifacts), tuple(rows))
+
+
+def write_run_json(
+    output_dir: Path,
+    *,
+    run_id: str,
+    experiment_id: str,
+    experiment_name: str,
+    tracking_uri: str,
+    status: str,
+    evidence: str,
+    tags: Mapping[str, str],
+) -> Path:
+    """run.json: which MLflow run holds these numbers (the gate reads its run_id)."""
+    path = output_dir / RUN_FILE
+    write_json(
+        path,
+        {
+            "run_id": run_id,
+            "experiment_id": experiment_id,
+            "experiment_name": experiment_name,
+            "tracking_uri": hide_uri_password(tracking_uri, tracking_uri),
+            "status": status,
+            "evidence": evidence,
+            "tags": dict(tags),
+        },
+    )
+    return path

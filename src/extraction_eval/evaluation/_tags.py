@@ -1,0 +1,96 @@
+"""What a run is tagged with, its params and its description: who, what, on which evidence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .._git import GitState
+from ..contract import SAMPLING, prompt_sha256, schema_sha256
+from ..evidence import run_description
+from ..gold import GoldSet
+from ..mlflow_names import (
+    TAG_CASSETTE_KIND,
+    TAG_ENFORCEMENT,
+    TAG_GIT_COMMIT,
+    TAG_GIT_DIRTY,
+    TAG_GOLD_VERSION,
+    TAG_MANIFEST_PROMPT,
+    TAG_MANIFEST_SCHEMA,
+    TAG_MATCHER,
+    TAG_MODE,
+    TAG_MODEL,
+    TAG_OVERRIDE,
+    TAG_PROMPT,
+    TAG_PROVIDER,
+    TAG_RUN_KIND,
+    TAG_SCHEMA,
+    TAG_SUBSET,
+    RunKind,
+    flag,
+)
+from ..scoring import DEFAULT_MATCHER, Matcher, matcher_id
+from ..vocab import CassetteKind
+from ._answers import CollectedAnswers
+from ._options import RunOptions
+from ._plan import RunPlan
+from ._usage import provenance_tags
+
+
+def build_tags(
+    plan: RunPlan,
+    gold: GoldSet,
+    collected: CollectedAnswers,
+    *,
+    override: bool,
+    git: GitState,
+    matcher: Matcher = DEFAULT_MATCHER,
+) -> dict[str, str]:
+    """Every tag of an evaluation run (docs/tracking.md lists them)."""
+    tags = {
+        TAG_RUN_KIND: RunKind.EVAL.value,
+        TAG_GOLD_VERSION: gold.version,
+        TAG_PROMPT: prompt_sha256(),
+        TAG_SCHEMA: schema_sha256(),
+        TAG_CASSETTE_KIND: collected.cassette_kind.value,
+        TAG_ENFORCEMENT: plan.enforcement.value,
+        TAG_PROVIDER: plan.provider.value,
+        TAG_MODEL: plan.model,
+        TAG_MODE: plan.mode.value,
+        TAG_SUBSET: plan.subset.value,
+        TAG_MATCHER: matcher_id(matcher),
+        TAG_OVERRIDE: flag(override),
+        TAG_GIT_DIRTY: "unknown" if git.dirty is None else flag(git.dirty),
+        **provenance_tags(list(collected.answers.values())),
+        **collected.tags,
+    }
+    if git.commit:
+        tags[TAG_GIT_COMMIT] = git.commit
+    if override and gold.manifest is not None:
+        tags[TAG_MANIFEST_PROMPT] = gold.manifest.prompt_sha256
+        tags[TAG_MANIFEST_SCHEMA] = gold.manifest.schema_sha256
+    return tags
+
+
+def build_params(plan: RunPlan, gold_dir: Path, conversations: int, options: RunOptions) -> dict[str, str]:
+    """The sampling parameters, the gold folder and size, and the knobs of live calls."""
+    params = {f"sampling.{k}": str(v) for k, v in SAMPLING.items()}
+    params["gold_dir"] = str(gold_dir)
+    params["conversations"] = str(conversations)
+    if not plan.mode.is_replay:
+        params["concurrency"] = str(options.concurrency)
+        params["max_retries"] = str(options.max_retries)
+        params["timeout_s"] = str(options.timeout_s)
+    return params
+
+
+def describe_run(plan: RunPlan, gold_version: str, kind: CassetteKind, *, override: bool) -> str:
+    """The MLflow run description: what the numbers rest on, and an override when there was one."""
+    description = run_description(
+        kind.value, model=plan.model, provider=plan.provider.value, gold_version=gold_version, subset=plan.subset.value
+    )
+    if override:
+        description += (
+            "\n\nCONTRACT OVERRIDE: replayed cassettes recorded under another prompt or schema; "
+            "the regression gate refuses this run."
+        )
+    return description

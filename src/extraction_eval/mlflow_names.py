@@ -1,0 +1,75 @@
+"""Names other teams and dashboards rely on: experiments, run and version tags, registered models.
+
+Low in the import order (no mlflow import): the run pipeline writes these tags, the
+tracking package logs and reads them, and the gates judge by them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+EXPERIMENT = "extraction-eval"
+VLLM_EXPERIMENT = "extraction-eval-vllm"
+BASELINE_EXPERIMENT = "extraction-eval-baselines"
+BASELINE_ALIAS = "baseline"
+MODEL_PREFIX = "extraction-eval-"
+
+
+class RunKind(StrEnum):
+    """The value of tag ``run_kind``."""
+
+    EVAL = "eval"
+    BASELINE_SEED = "baseline_seed"
+
+
+# Every run and baseline version
+TAG_RUN_KIND = "run_kind"
+TAG_GOLD_VERSION = "gold_version"
+TAG_CASSETTE_KIND = "cassette_kind"
+TAG_ENFORCEMENT = "enforcement"
+TAG_PROVIDER = "provider"
+TAG_MODEL = "model"
+TAG_SUBSET = "subset"
+TAG_MATCHER = "matcher"
+TAG_NOTE = "mlflow.note.content"
+
+# Evaluation runs
+TAG_PROMPT = "prompt_sha256"
+TAG_SCHEMA = "schema_sha256"
+TAG_MODE = "mode"
+TAG_GIT_COMMIT = "mlflow.source.git.commit"
+TAG_GIT_DIRTY = "git_dirty"
+TAG_OVERRIDE = "contract_override"
+TAG_MANIFEST_PROMPT = "manifest_prompt_sha256"  # only on an overridden run
+TAG_MANIFEST_SCHEMA = "manifest_schema_sha256"  # only on an overridden run
+TAG_SYSTEM_FINGERPRINT = "system_fingerprint"
+TAG_RECORDED_FROM = "recorded_from"
+TAG_RECORDED_TO = "recorded_to"
+TAG_BUDGET_EXHAUSTED = "budget_exhausted"  # live modes
+TAG_RECORDING_COMPLETE = "recording_complete"  # record mode
+TAG_LOGGED_ARTIFACTS = "mlflow.loggedArtifacts"
+
+# Baseline versions and seed runs
+TAG_GATED = "gated_metrics"
+TAG_MEASURED = "measured"  # "false" when a baseline was seeded without metrics
+TAG_BASELINE_SOURCE = "baseline_source"
+TAG_BASELINE_SOURCE_REV = "baseline_source_rev"
+TAG_BASELINE_ORIGIN_RUN = "baseline_origin_run_id"
+TAG_LAST_REFRESHED = "last_refreshed"
+
+#: ``cassette_kind`` of a baseline that has no numbers yet.
+UNMEASURED = "unmeasured"
+
+
+def flag(value: bool) -> str:
+    """A boolean tag's value: ``"true"`` or ``"false"``."""
+    return "true" if value else "false"
+
+
+def registered_model_name(provider: str) -> str:
+    """The registered model whose ``baseline`` alias is provider P's baseline."""
+    return f"{MODEL_PREFIX}{provider}"
+
+
+def provider_of_model(name: str) -> str | None:
+    return name[len(MODEL_PREFIX) :] if name.startswith(MODEL_PREFIX) else None

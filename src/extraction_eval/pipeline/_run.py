@@ -1,0 +1,80 @@
+"""``run_eval``: one evaluation as a page of named steps, each a function of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .._git import git_state
+from .._settings import project_root
+from ..evaluation import (
+    Answer,
+    RunOptions,
+    RunPlan,
+    build_params,
+    build_tags,
+    describe_run,
+    plan_run,
+    score_answers,
+    write_outputs,
+)
+from ..gold import load_gold
+from ..scoring import ScoreReport
+from ..tracking._log import LoggedRun
+from ..vocab import CassetteKind, Mode
+from ._compare import live_comparison
+from ._steps import check_contract, collect_answers, contract_notes, experiment_notes, log_run, write_run_file
+
+
+@dataclass(frozen=True)
+class RunResult:
+    plan: RunPlan
+    logged: LoggedRun
+    metrics: dict[str, float]
+    report: ScoreReport
+    cassette_kind: CassetteKind
+    override: bool
+    failed: bool
+    notes: tuple[str, ...]
+    tags: dict[str, str]
+    answers: Mapping[str, Answer]
+    #: The output files, in the order ``run`` lists them (comparison.md aside).
+    files: tuple[Path, ...]
+    #: comparison.md's Markdown for a live run, None for replay.
+    comparison: str | None
+
+
+def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions | None = None) -> RunResult:
+    """Load, gate, answer, score, log and write: one evaluation, one MLflow run."""
+    options = options or RunOptions()
+    gold = load_gold(gold_dir, require_manifest=mode.is_replay)
+    plan = plan_run(mode, gold_dir, output_dir, gold.manifest)
+    selected = gold.subset_conversations(plan.subset)
+    verdict = check_contract(plan, gold, selected)
+    override = verdict is not None and verdict.override
+    collected = collect_answers(plan, gold, selected, options, verdict)
+    scored = score_answers(
+        gold, selected, collected.answers, model=plan.model, max_failure_rate=options.max_failure_rate
+    )
+    tags = build_tags(plan, gold, collected, override=override, git=git_state(project_root()))
+    params = build_params(plan, gold_dir, len(selected), options)
+    files = write_outputs(output_dir, gold_dir, scored)
+    description = describe_run(plan, gold.version, collected.cassette_kind, override=override)
+    logged = log_run(plan, gold, scored, files, tags=tags, params=params, description=description)
+    run_file = write_run_file(plan, logged, collected, tags)
+    comparison = live_comparison(plan, logged, tags, scored.metrics)
+    return RunResult(
+        plan=plan,
+        logged=logged,
+        metrics=dict(scored.metrics),
+        report=scored.report,
+        cassette_kind=collected.cassette_kind,
+        override=override,
+        failed=scored.failed,
+        notes=(*contract_notes(verdict), *collected.notes, *scored.notes, *experiment_notes(plan, logged)),
+        tags=tags,
+        answers=collected.answers,
+        files=(*files.artifacts, run_file),
+        comparison=comparison,
+    )

@@ -1,0 +1,111 @@
+"""The steps of ``run_eval`` that need the gates or MLflow (the others are in ``evaluation``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from .._exceptions import ContractDriftError
+from .._settings import mlflow_run_id, tracking_uri
+from ..evaluation import (
+    CollectedAnswers,
+    RunFiles,
+    RunOptions,
+    RunPlan,
+    ScoredRun,
+    collect_live,
+    collect_record,
+    collect_replay,
+    table_rows,
+    write_run_json,
+)
+from ..evidence import evidence_line
+from ..gates._contract_gate import ContractVerdict, check_live_inputs, contract_gate
+from ..gold import MANIFEST_FILE, Conversation, GoldSet, read_cassettes
+from ..tracking._log import LoggedRun, gold_dataset, log_eval_run
+from ..vocab import Mode
+
+
+def check_contract(plan: RunPlan, gold: GoldSet, selected: Sequence[Conversation]) -> ContractVerdict | None:
+    """Replay: the contract gate over the selected conversations (raises on drift unless the
+    local override is set). Live modes: the gold inputs they send are the pinned ones (None)."""
+    if not plan.mode.is_replay:
+        check_live_inputs(gold)
+        return None
+    if gold.manifest is None:  # pragma: no cover - load_gold requires it for replay
+        raise ContractDriftError(f"{gold.path / MANIFEST_FILE}: no manifest")
+    cassettes = read_cassettes(gold, gold.manifest)  # a missing file names the path and the fix
+    return contract_gate(gold, gold.manifest, cassettes, selected)
+
+
+def contract_notes(verdict: ContractVerdict | None) -> tuple[str, ...]:
+    if verdict is None:
+        return ()
+    return tuple(f"CONTRACT OVERRIDE: {d}" for d in verdict.drift)
+
+
+def collect_answers(
+    plan: RunPlan,
+    gold: GoldSet,
+    selected: Sequence[Conversation],
+    options: RunOptions,
+    verdict: ContractVerdict | None,
+) -> CollectedAnswers:
+    """Replay the checked cassettes, or call the provider (recording cassettes in ``record``)."""
+    if verdict is not None:
+        assert gold.manifest is not None  # a verdict is for a manifest
+        return collect_replay(plan, gold.manifest.cassette_kind, verdict.replay)
+    if plan.mode is Mode.RECORD:
+        return collect_record(plan, gold, options)
+    return collect_live(plan, selected, options)
+
+
+def log_run(
+    plan: RunPlan,
+    gold: GoldSet,
+    scored: ScoredRun,
+    files: RunFiles,
+    *,
+    tags: Mapping[str, str],
+    params: Mapping[str, str],
+    description: str,
+) -> LoggedRun:
+    """One MLflow run (or the one ``mlflow run`` created): tags, params, metrics, the gold set
+    as a dataset, the output files and the per-conversation table."""
+    return log_eval_run(
+        tracking_uri=tracking_uri(),
+        experiment_name=plan.experiment,
+        run_id=mlflow_run_id(),
+        run_name=f"{plan.mode.value}-{plan.provider.value}-{gold.version}",
+        tags=tags,
+        params=params,
+        metrics=scored.metrics,
+        description=description,
+        artifacts=files.artifacts,
+        table_rows=table_rows(files.rows),
+        dataset=gold_dataset(gold),
+        failed=scored.failed,
+    )
+
+
+def experiment_notes(plan: RunPlan, logged: LoggedRun) -> tuple[str, ...]:
+    if plan.experiment == logged.experiment_name:
+        return ()
+    return (
+        f"this {plan.provider.value} run was logged to experiment {logged.experiment_name!r} "
+        f"(chosen by `mlflow run`); the contract's experiment is {plan.experiment!r}.",
+    )
+
+
+def write_run_file(plan: RunPlan, logged: LoggedRun, collected: CollectedAnswers, tags: Mapping[str, str]) -> Path:
+    """run.json in the output folder: the run's id, where it was logged, its evidence and tags."""
+    return write_run_json(
+        plan.output_dir,
+        run_id=logged.run_id,
+        experiment_id=logged.experiment_id,
+        experiment_name=logged.experiment_name,
+        tracking_uri=logged.tracking_uri,
+        status=logged.status,
+        evidence=evidence_line(collected.cassette_kind.value, model=plan.model),
+        tags=tags,
+    )

@@ -1,0 +1,46 @@
+"""What ``run`` prints: the run's identity, its evidence, the headline metrics, the notes."""
+
+from __future__ import annotations
+
+from .._settings import hide_uri_password
+from ..evidence import evidence_line
+from ._run import RunResult
+
+
+def summary_lines(result: RunResult) -> list[str]:
+    """What `run` prints: identity, evidence, the headline metrics."""
+    m = result.metrics
+    keys = [
+        "macro/precision",
+        "macro/recall",
+        "macro/f1",
+        "strict/precision",
+        "strict/recall",
+        "category_accuracy",
+        "temporal_accuracy",
+        "multilabel/exact_match",
+        "supersession/recall",
+        "supersession/stale_leak_rate",
+        "negatives/false_positive_rate",
+        "failures/rate",
+    ]
+    lines = [
+        f"run {result.logged.run_id} in experiment {result.logged.experiment_name!r} "
+        f"({result.logged.status}) at {hide_uri_password(result.logged.tracking_uri, result.logged.tracking_uri)}",
+        f"provider {result.plan.provider.value}, model {result.plan.model}, mode "
+        f"{result.plan.mode.value}, subset {result.plan.subset.value}, enforcement "
+        f"{result.plan.enforcement.value}",
+        evidence_line(result.cassette_kind.value, model=result.plan.model),
+        "",
+    ]
+    width = max(len(k) for k in keys)
+    for key in keys:
+        value = m.get(key)
+        lines.append(f"  {key:<{width}}  {'(no cases)' if value is None else f'{value:.4f}'}")
+    lines.append(
+        f"  counts: {int(m['counts/conversations'])} conversations, {int(m['counts/expected'])} "
+        f"expected, {int(m['counts/predicted'])} predicted, {int(m['counts/matched'])} matched, "
+        f"{int(m['counts/failed'])} failed"
+    )
+    lines += [f"note: {n}" for n in result.notes]
+    return lines

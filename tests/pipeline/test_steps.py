@@ -1,0 +1,42 @@
+"""run_eval's steps called one by one, without MLflow: each is a function of its own, and an
+answer keeps its raw response, so the answers can be scored again."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from extraction_eval.evaluation import RunOptions, plan_run, score_answers, write_outputs
+from extraction_eval.gold import load_gold
+from extraction_eval.pipeline import check_contract, collect_answers
+from extraction_eval.vocab import CassetteKind, Mode
+
+
+def test_the_steps_run_alone_and_the_answers_score_again(tiny_gold: Path, tmp_path: Path) -> None:
+    gold = load_gold(tiny_gold)
+    plan = plan_run(Mode.CASSETTE, tiny_gold, tmp_path / "out", gold.manifest)
+    selected = gold.subset_conversations(plan.subset)
+    verdict = check_contract(plan, gold, selected)
+    assert verdict is not None and not verdict.override
+    collected = collect_answers(plan, gold, selected, RunOptions(), verdict)
+    assert collected.cassette_kind is CassetteKind.ORACLE_ALIGNED and len(collected.answers) == 8
+
+    scored = score_answers(gold, selected, collected.answers, model=plan.model)
+    assert scored.metrics["counts/expected"] == 8 and scored.metrics["macro/recall"] == 1.0
+    assert scored.metrics["failures/rate"] == 0.0 and not scored.failed
+
+    # re-score from the raw responses: t02's answer cut off becomes one failed conversation of 8
+    answers = dict(collected.answers)
+    answers["t02"] = replace(answers["t02"], finish_reason="length")
+    again = score_answers(gold, selected, answers, model=plan.model, max_failure_rate=0.1)
+    assert again.metrics["counts/failed"] == 1.0 and again.metrics["failures/rate"] == 0.125  # 1/8
+    assert again.failed and again.notes == (
+        "failure rate 0.125 is above --max-failure-rate 0.1: the run is marked FAILED.",
+    )
+
+    files = write_outputs(tmp_path / "out", tiny_gold, again)
+    assert [p.name for p in files.artifacts] == ["metrics.json", "per_conversation.jsonl", "cassette_manifest.json"]
+    rows = [json.loads(line) for line in (tmp_path / "out" / "per_conversation.jsonl").read_text().splitlines()]
+    assert rows[1]["conversation_id"] == "t02" and rows[1]["failure_reason"] == "length"
+    assert not (tmp_path / "out" / "run.json").exists()  # no MLflow step ran
