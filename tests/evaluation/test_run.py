@@ -237,3 +237,30 @@ def test_provider_that_contradicts_the_mode_is_an_error(
     monkeypatch.setenv("IBEX_WORKER_EXTRACTION_PROVIDER", "vllm")
     with pytest.raises(ConfigurationError, match="replays cassettes recorded from 'openai'"):
         run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+
+
+def test_standard_errors_reach_metrics_json_mlflow_and_the_summary(
+    tiny_gold: Path, local_store: str, tmp_path: Path
+) -> None:
+    from extraction_eval.pipeline._summary import summary_lines
+
+    bad = {"t01", "t03", "t05"}
+    mutate_cassettes(tiny_gold, lambda row: {**row, "response": "{"} if row["conversation_id"] in bad else None)
+    out = tmp_path / "out"
+    result = run_eval(Mode.CASSETTE, tiny_gold, out)
+    # failures/rate = 3/8 over 8 conversations: u = (1 − 3/8)/8 = 0.078125 for the three failed,
+    # (0 − 3/8)/8 = −0.046875 for the five others; Σu² = 3·0.078125² + 5·0.046875² = 0.029296875;
+    # se = sqrt(8/7 · 0.029296875) = 0.182981...
+    se = (8 / 7 * 0.029296875) ** 0.5
+    on_disk = json.loads((out / "metrics.json").read_text())
+    assert on_disk["n/failures/rate"] == 8.0
+    assert on_disk["se/failures/rate"] == pytest.approx(se, abs=1e-12)
+    logged = MlflowClient(local_store).get_run(result.logged.run_id).data.metrics
+    assert logged["se/failures/rate"] == pytest.approx(se, abs=1e-12)
+    assert {k for k in on_disk if k.startswith(("n/", "se/"))} == {k for k in logged if k.startswith(("n/", "se/"))}
+    rows = [json.loads(line) for line in (out / "per_conversation.jsonl").read_text().splitlines()]
+    assert {r["conversation_id"]: r["counts"]["failures/rate"] for r in rows} == {
+        f"t0{i}": ([1, 1] if f"t0{i}" in bad else [0, 1]) for i in range(1, 9)
+    }
+    line = next(x for x in summary_lines(result) if x.strip().startswith("failures/rate"))
+    assert line.split("failures/rate")[1].strip() == f"0.3750 ± {1.96 * se:.4f} (n = 8)"

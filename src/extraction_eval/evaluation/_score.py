@@ -47,7 +47,7 @@ def score_answers(
     """Score every selected conversation; the run fails when more than ``max_failure_rate`` failed."""
     report = score(build_cases(gold, selected, answers), matcher)
     in_order = tuple(answers[c.conversation_id] for c in selected)
-    metrics = {**report.metrics, **usage_metrics(in_order, model)}
+    metrics = {**report.metrics, **report.uncertainty, **usage_metrics(in_order, model)}
     failed = max_failure_rate is not None and metrics["failures/rate"] > max_failure_rate
     notes: tuple[str, ...] = ()
     if failed:

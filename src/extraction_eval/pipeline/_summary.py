@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .._settings import hide_uri_password
 from ..evidence import evidence_line
+from ..scoring import Z95
 from ._run import RunResult
 
 
@@ -35,8 +38,7 @@ def summary_lines(result: RunResult) -> list[str]:
     ]
     width = max(len(k) for k in keys)
     for key in keys:
-        value = m.get(key)
-        lines.append(f"  {key:<{width}}  {'(no cases)' if value is None else f'{value:.4f}'}")
+        lines.append(f"  {key:<{width}}  {format_estimate(m, key)}")
     lines.append(
         f"  counts: {int(m['counts/conversations'])} conversations, {int(m['counts/expected'])} "
         f"expected, {int(m['counts/predicted'])} predicted, {int(m['counts/matched'])} matched, "
@@ -44,3 +46,15 @@ def summary_lines(result: RunResult) -> list[str]:
     )
     lines += [f"note: {n}" for n in result.notes]
     return lines
+
+
+def format_estimate(metrics: Mapping[str, float], key: str) -> str:
+    """``value ± 1.96·se (n = …)``: the number and how far it can be trusted."""
+    value = metrics.get(key)
+    n = metrics.get(f"n/{key}")
+    if value is None:
+        return "(no cases)" if n is None else f"(no cases, n = {int(n)})"
+    se = metrics.get(f"se/{key}")
+    spread = "" if se is None else f" ± {Z95 * se:.4f}"
+    count = "" if n is None else f" (n = {int(n)})"
+    return f"{value:.4f}{spread}{count}"

@@ -9,16 +9,19 @@ from ._metrics import (
     MatchedPair,
     ScoreReport,
     aggregate,
+    conversation_counts,
     score,
     score_conversation,
 )
 from ._parse import parse_response
 from ._types import Case, ExpectedItem, Failure, FailureReason, Memory, Outcome
+from ._uncertainty import Z95, denominator, paired_se, standard_error, uncertainty_metrics
 
 __all__ = [
     "DEFAULT_GATED_METRICS",
     "DEFAULT_MATCHER",
     "LOWER_IS_BETTER",
+    "Z95",
     "Case",
     "ConversationScore",
     "ExpectedItem",
@@ -33,10 +36,15 @@ __all__ = [
     "ScoreReport",
     "aggregate",
     "assign",
+    "conversation_counts",
+    "denominator",
     "fact_keys",
     "matcher_id",
     "normalize",
+    "paired_se",
     "parse_response",
     "score",
     "score_conversation",
+    "standard_error",
+    "uncertainty_metrics",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..metric_keys import DEFAULT_GATED_METRICS, LOWER_IS_BETTER
 from ..vocab import CATEGORIES
@@ -20,12 +20,17 @@ from ._types import Case, ExpectedItem, Failure, Memory
 __all__ = [
     "DEFAULT_GATED_METRICS",
     "LOWER_IS_BETTER",
+    "PR_PARTNERS",
+    "RATIO_KEYS",
     "ConversationScore",
     "MatchedPair",
     "ScoreReport",
     "aggregate",
+    "conversation_counts",
+    "ratio_values",
     "score",
     "score_conversation",
+    "sum_counts",
 ]
 
 
@@ -105,15 +110,17 @@ class ConversationScore:
             "spurious": list(self.unmatched_predicted),
             "supersession_hits": sorted(self.supersession_hits),
             "stale_leaks": sorted(self.stale_leaks),
+            "counts": {key: [a, b] for key, (a, b) in sorted(conversation_counts(self).items())},
         }
 
 
 @dataclass(frozen=True)
 class ScoreReport:
-    """The flat metrics and the per-conversation detail behind them."""
+    """The flat metrics, their ``n/`` and ``se/`` keys, and the per-conversation detail behind them."""
 
     metrics: Mapping[str, float]
     conversations: tuple[ConversationScore, ...]
+    uncertainty: Mapping[str, float] = field(default_factory=dict)
 
 
 def score_conversation(case: Case, matcher: Matcher) -> ConversationScore:
@@ -151,11 +158,97 @@ def score_conversation(case: Case, matcher: Matcher) -> ConversationScore:
     return ConversationScore(case, pairs, hits, leaks, spurious)
 
 
-def _pr(numerator: int, denominator: int, other_scope: int) -> float:
-    """Precision or recall with the contract's zero rule."""
-    if denominator == 0:
-        return 1.0 if other_scope == 0 else 0.0
-    return numerator / denominator
+#: Precision/recall-type keys and their partner: a zero denominator gives 1.0 only when the
+#: partner's denominator (the other scope: expected for a precision, predicted for a recall)
+#: is zero too.
+PR_PARTNERS: dict[str, str] = {
+    **{f"precision/{c.value}": f"recall/{c.value}" for c in CATEGORIES},
+    **{f"recall/{c.value}": f"precision/{c.value}" for c in CATEGORIES},
+    "micro/precision": "micro/recall",
+    "micro/recall": "micro/precision",
+    "strict/precision": "strict/recall",
+    "strict/recall": "strict/precision",
+}
+
+
+def conversation_counts(s: ConversationScore) -> dict[str, tuple[int, int]]:
+    """Numerator and denominator ``(a_i, b_i)`` of every ratio metric, for one conversation.
+
+    Every ratio metric of the run is ``sum(a_i) / sum(b_i)`` over conversations (with the
+    contract's zero rules), so these counts reproduce it and carry its uncertainty.
+    """
+    pairs = s.pairs
+    expected = s.case.expected
+    predicted = s.predictions
+    out: dict[str, tuple[int, int]] = {}
+    for category in CATEGORIES:
+        both = sum(1 for p in pairs if category in p.expected.memory.categories and category in p.predicted.categories)
+        out[f"precision/{category.value}"] = (both, sum(1 for m in predicted if category in m.categories))
+        out[f"recall/{category.value}"] = (both, sum(1 for e in expected if category in e.memory.categories))
+        scoped = [p for p in pairs if category in p.expected.memory.categories]
+        out[f"category_accuracy/{category.value}"] = (sum(p.category_ok for p in scoped), len(scoped))
+        out[f"temporal_accuracy/{category.value}"] = (sum(p.temporal_ok for p in scoped), len(scoped))
+    strict = sum(p.strict_ok for p in pairs)
+    out["micro/precision"] = (len(pairs), len(predicted))
+    out["micro/recall"] = (len(pairs), len(expected))
+    out["strict/precision"] = (strict, len(predicted))
+    out["strict/recall"] = (strict, len(expected))
+    out["category_accuracy"] = (sum(p.category_ok for p in pairs), len(pairs))
+    out["temporal_accuracy"] = (sum(p.temporal_ok for p in pairs), len(pairs))
+    multi = sum(1 for e in expected if len(e.memory.categories) > 1)
+    multi_exact = sum(1 for p in pairs if len(p.expected.memory.categories) > 1 and p.category_ok)
+    out["multilabel/exact_match"] = (multi_exact, multi)
+    cases = sum(1 for e in expected if e.memory.supersedes is not None)
+    out["supersession/recall"] = (len(s.supersession_hits), cases)
+    out["supersession/stale_leak_rate"] = (len(s.stale_leaks), cases)
+    negative = not expected
+    out["negatives/false_positive_rate"] = (int(negative and bool(predicted)), int(negative))
+    out["failures/rate"] = (int(s.failure is not None), 1)
+    return out
+
+
+#: Every ratio metric key, in a stable order.
+RATIO_KEYS: tuple[str, ...] = (
+    *(f"{name}/{c.value}" for c in CATEGORIES for name in ("precision", "recall")),
+    "micro/precision",
+    "micro/recall",
+    "strict/precision",
+    "strict/recall",
+    "category_accuracy",
+    "temporal_accuracy",
+    *(f"{name}/{c.value}" for c in CATEGORIES for name in ("category_accuracy", "temporal_accuracy")),
+    "multilabel/exact_match",
+    "supersession/recall",
+    "supersession/stale_leak_rate",
+    "negatives/false_positive_rate",
+    "failures/rate",
+)
+
+
+def sum_counts(rows: Iterable[Mapping[str, tuple[int, int]]]) -> dict[str, tuple[int, int]]:
+    """Key-wise sums of ``(a, b)`` counts."""
+    totals: dict[str, tuple[int, int]] = {}
+    for row in rows:
+        for key, (a, b) in row.items():
+            ta, tb = totals.get(key, (0, 0))
+            totals[key] = (ta + a, tb + b)
+    return totals
+
+
+def ratio_values(totals: Mapping[str, tuple[int, int]]) -> dict[str, float]:
+    """Each ratio metric from summed counts, with the contract's zero rules.
+
+    A precision or recall over a zero denominator is 1.0 when its partner's denominator is
+    zero too (nothing expected and nothing predicted in its scope), else 0.0. Any other
+    ratio over zero cases is left out.
+    """
+    out: dict[str, float] = {}
+    for key, (a, b) in totals.items():
+        if b > 0:
+            out[key] = a / b
+        elif key in PR_PARTNERS:
+            out[key] = 1.0 if totals[PR_PARTNERS[key]][1] == 0 else 0.0
+    return out
 
 
 def _f1(precision: float, recall: float) -> float:
@@ -164,64 +257,26 @@ def _f1(precision: float, recall: float) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def _rate(out: dict[str, float], key: str, numerator: int, cases: int) -> None:
-    if cases > 0:
-        out[key] = numerator / cases
-
-
 def aggregate(scores: Sequence[ConversationScore]) -> dict[str, float]:
-    """The contract's metrics over scored conversations."""
+    """The contract's metrics over scored conversations: each ratio is Σa_i / Σb_i."""
     if not scores:
         raise ValueError("a run over zero conversations has no metrics")
-    pairs = [p for s in scores for p in s.pairs]
-    expected = [e for s in scores for e in s.case.expected]
-    predicted = [m for s in scores for m in s.predictions]
-    out: dict[str, float] = {}
-
+    totals = sum_counts(conversation_counts(s) for s in scores)
+    out: dict[str, float] = ratio_values(totals)
     for category in CATEGORIES:
-        both = sum(1 for p in pairs if category in p.expected.memory.categories and category in p.predicted.categories)
-        n_pred = sum(1 for m in predicted if category in m.categories)
-        n_exp = sum(1 for e in expected if category in e.memory.categories)
-        precision, recall = _pr(both, n_pred, n_exp), _pr(both, n_exp, n_pred)
-        out[f"precision/{category.value}"] = precision
-        out[f"recall/{category.value}"] = recall
-        out[f"f1/{category.value}"] = _f1(precision, recall)
-        scoped = [p for p in pairs if category in p.expected.memory.categories]
-        out[f"counts/matched/{category.value}"] = len(scoped)
-        _rate(out, f"category_accuracy/{category.value}", sum(p.category_ok for p in scoped), len(scoped))
-        _rate(out, f"temporal_accuracy/{category.value}", sum(p.temporal_ok for p in scoped), len(scoped))
-
+        c = category.value
+        out[f"f1/{c}"] = _f1(out[f"precision/{c}"], out[f"recall/{c}"])
+        out[f"counts/matched/{c}"] = totals[f"category_accuracy/{c}"][1]
     for name in ("precision", "recall", "f1"):
         out[f"macro/{name}"] = math.fsum(out[f"{name}/{c.value}"] for c in CATEGORIES) / len(CATEGORIES)
-
-    out["micro/precision"] = _pr(len(pairs), len(predicted), len(expected))
-    out["micro/recall"] = _pr(len(pairs), len(expected), len(predicted))
-    strict = sum(p.strict_ok for p in pairs)
-    out["strict/precision"] = _pr(strict, len(predicted), len(expected))
-    out["strict/recall"] = _pr(strict, len(expected), len(predicted))
-    _rate(out, "category_accuracy", sum(p.category_ok for p in pairs), len(pairs))
-    _rate(out, "temporal_accuracy", sum(p.temporal_ok for p in pairs), len(pairs))
-
-    multi = [e for e in expected if len(e.memory.categories) > 1]
-    multi_exact = sum(1 for p in pairs if len(p.expected.memory.categories) > 1 and p.category_ok)
-    out["counts/multi_label"] = len(multi)
-    _rate(out, "multilabel/exact_match", multi_exact, len(multi))
-
-    supersession = [e for e in expected if e.memory.supersedes is not None]
-    out["counts/supersession"] = len(supersession)
-    _rate(out, "supersession/recall", sum(len(s.supersession_hits) for s in scores), len(supersession))
-    _rate(out, "supersession/stale_leak_rate", sum(len(s.stale_leaks) for s in scores), len(supersession))
-
-    negatives = [s for s in scores if not s.case.expected]
-    out["counts/negative_conversations"] = len(negatives)
-    _rate(out, "negatives/false_positive_rate", sum(1 for s in negatives if s.predictions), len(negatives))
-
-    failed = sum(1 for s in scores if s.failure is not None)
+    failed = totals["failures/rate"][0]
+    out["counts/multi_label"] = totals["multilabel/exact_match"][1]
+    out["counts/supersession"] = totals["supersession/recall"][1]
+    out["counts/negative_conversations"] = totals["negatives/false_positive_rate"][1]
     out["counts/conversations"] = len(scores)
-    out["failures/rate"] = failed / len(scores)
-    out["counts/expected"] = len(expected)
-    out["counts/predicted"] = len(predicted)
-    out["counts/matched"] = len(pairs)
+    out["counts/expected"] = totals["micro/recall"][1]
+    out["counts/predicted"] = totals["micro/precision"][1]
+    out["counts/matched"] = totals["micro/precision"][0]
     out["counts/failed"] = failed
     out["counts/spurious_supersedes"] = sum(s.spurious_supersedes for s in scores)
     return {key: float(value) for key, value in out.items()}
@@ -229,5 +284,9 @@ def aggregate(scores: Sequence[ConversationScore]) -> dict[str, float]:
 
 def score(cases: Iterable[Case], matcher: Matcher) -> ScoreReport:
     """Match every conversation one-to-one, then compute every metric."""
+    from ._uncertainty import per_conversation_counts, uncertainty_metrics
+
     scored = tuple(score_conversation(case, matcher) for case in cases)
-    return ScoreReport(metrics=aggregate(scored), conversations=scored)
+    metrics = aggregate(scored)
+    counts = per_conversation_counts([(s.conversation_id, conversation_counts(s)) for s in scored])
+    return ScoreReport(metrics=metrics, conversations=scored, uncertainty=uncertainty_metrics(counts, metrics))
