@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from ..metric_keys import DEFAULT_GATED_METRICS, LOWER_IS_BETTER
 from ..vocab import CATEGORIES
 from ._assign import assign
+from ._keys import PR_PARTNERS, RATIO_KEYS
 from ._matcher import Matcher, texts_match
 from ._types import Case, ExpectedItem, Failure, Memory
+from ._uncertainty import per_conversation_counts, uncertainty_metrics
 
 __all__ = [
     "DEFAULT_GATED_METRICS",
@@ -158,19 +160,6 @@ def score_conversation(case: Case, matcher: Matcher) -> ConversationScore:
     return ConversationScore(case, pairs, hits, leaks, spurious)
 
 
-#: Precision/recall-type keys and their partner: a zero denominator gives 1.0 only when the
-#: partner's denominator (the other scope: expected for a precision, predicted for a recall)
-#: is zero too.
-PR_PARTNERS: dict[str, str] = {
-    **{f"precision/{c.value}": f"recall/{c.value}" for c in CATEGORIES},
-    **{f"recall/{c.value}": f"precision/{c.value}" for c in CATEGORIES},
-    "micro/precision": "micro/recall",
-    "micro/recall": "micro/precision",
-    "strict/precision": "strict/recall",
-    "strict/recall": "strict/precision",
-}
-
-
 def conversation_counts(s: ConversationScore) -> dict[str, tuple[int, int]]:
     """Numerator and denominator ``(a_i, b_i)`` of every ratio metric, for one conversation.
 
@@ -205,24 +194,6 @@ def conversation_counts(s: ConversationScore) -> dict[str, tuple[int, int]]:
     out["negatives/false_positive_rate"] = (int(negative and bool(predicted)), int(negative))
     out["failures/rate"] = (int(s.failure is not None), 1)
     return out
-
-
-#: Every ratio metric key, in a stable order.
-RATIO_KEYS: tuple[str, ...] = (
-    *(f"{name}/{c.value}" for c in CATEGORIES for name in ("precision", "recall")),
-    "micro/precision",
-    "micro/recall",
-    "strict/precision",
-    "strict/recall",
-    "category_accuracy",
-    "temporal_accuracy",
-    *(f"{name}/{c.value}" for c in CATEGORIES for name in ("category_accuracy", "temporal_accuracy")),
-    "multilabel/exact_match",
-    "supersession/recall",
-    "supersession/stale_leak_rate",
-    "negatives/false_positive_rate",
-    "failures/rate",
-)
 
 
 def sum_counts(rows: Iterable[Mapping[str, tuple[int, int]]]) -> dict[str, tuple[int, int]]:
@@ -284,8 +255,6 @@ def aggregate(scores: Sequence[ConversationScore]) -> dict[str, float]:
 
 def score(cases: Iterable[Case], matcher: Matcher) -> ScoreReport:
     """Match every conversation one-to-one, then compute every metric."""
-    from ._uncertainty import per_conversation_counts, uncertainty_metrics
-
     scored = tuple(score_conversation(case, matcher) for case in cases)
     metrics = aggregate(scored)
     counts = per_conversation_counts([(s.conversation_id, conversation_counts(s)) for s in scored])

@@ -21,7 +21,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from ..vocab import CATEGORIES
-from ._metrics import RATIO_KEYS
+from ._keys import RATIO_KEYS
 
 #: Counts of one conversation: metric key -> (a_i, b_i).
 Counts = Mapping[str, tuple[int, int]]
