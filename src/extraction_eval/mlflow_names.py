@@ -40,6 +40,7 @@ TAG_MODE = "mode"
 TAG_GIT_COMMIT = "mlflow.source.git.commit"
 TAG_GIT_DIRTY = "git_dirty"
 TAG_OVERRIDE = "contract_override"
+TAG_GATE_VERDICT = "gate_verdict"  # set by the regression gate on the run it judged
 TAG_MANIFEST_PROMPT = "manifest_prompt_sha256"  # only on an overridden run
 TAG_MANIFEST_SCHEMA = "manifest_schema_sha256"  # only on an overridden run
 TAG_SYSTEM_FINGERPRINT = "system_fingerprint"

@@ -98,7 +98,7 @@ def _flow(
     assert code == 0 and "openai: kept version 1" in text
     code, text = cli("gate", "--output-dir", str(out), "--gold", str(tiny_gold))
     assert code == 0, text
-    assert "| precision/factual | 1.0000 | 1.0000 | +0.0000 | pass |" in text
+    assert "| precision/factual | 1.0000 | 1.0000 | +0.0000 | — | 0.3333 | pass |" in text
     report = (out / "gate.md").read_text()
     assert report.startswith("## extraction-eval regression gate: PASS")
     oracle = evidence_line("oracle_aligned_expected_json")
@@ -119,7 +119,7 @@ except SystemExit as exc:
     env = {**os.environ, "MLFLOW_TRACKING_URI": server_uri}
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env)
     assert proc.stdout.strip().endswith("exit 0 heavy none"), proc.stdout + proc.stderr
-    assert "| precision/factual | 1.0000 | 1.0000 | +0.0000 | pass |" in proc.stdout
+    assert "| precision/factual | 1.0000 | 1.0000 | +0.0000 | — | 0.3333 | pass |" in proc.stdout
 
     # 4. a regressed run (mutated cassettes) fails the gate with exit 1
     regressed = tmp_path / "regressed"
@@ -129,8 +129,8 @@ except SystemExit as exc:
     assert code == 0, text
     code, text = cli("gate", "--output-dir", str(out), "--gold", str(tiny_gold))
     assert code == 1, text
-    assert "| recall/factual | 1.0000 | 0.6667 | -0.3333 | FAIL |" in text
-    assert "| recall/episodic | 1.0000 | 0.5000 | -0.5000 | FAIL |" in text
+    assert "| recall/factual | 1.0000 | 0.6667 | -0.3333 | — | 0.3333 | FAIL |" in text
+    assert "| recall/episodic | 1.0000 | 0.5000 | -0.5000 | — | 0.5000 | FAIL |" in text
 
     # 5. fail-closed: smoke and fast runs are never gated
     for mode in ("smoke", "fast"):

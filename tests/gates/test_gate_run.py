@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -116,3 +117,69 @@ def test_outside_a_repository_with_nothing_to_judge(tiny_gold: Path, local_store
     result, markdown = run_gate(None, out, tiny_gold)
     assert result.exit_code == 2
     assert "no run to judge: no --run-id, no output/run.json, and no git HEAD to search by" in markdown
+
+
+def test_paired_interval_gate_json_and_verdict_tag_against_a_promoted_baseline(
+    tiny_gold: Path, local_store: str, tmp_path: Path
+) -> None:
+    import shutil
+
+    from mlflow import MlflowClient
+
+    from ..helpers import drop_memories, mutate_cassettes
+
+    runner = CliRunner()
+    good = tmp_path / "good"
+    assert runner.invoke(app, ["run", "--gold", str(tiny_gold), "--output-dir", str(good)]).exit_code == 0
+    good_id = json.loads((good / "run.json").read_text())["run_id"]
+    promoted = runner.invoke(app, ["baseline", "promote", "--run-id", good_id, "--gold", str(tiny_gold)])
+    assert promoted.exit_code == 0, promoted.output
+    regressed = tmp_path / "regressed"
+    shutil.copytree(tiny_gold, regressed)
+    mutate_cassettes(regressed, drop_memories({"t01", "t05"}))
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["run", "--gold", str(regressed), "--output-dir", str(out)]).exit_code == 0
+    gate = runner.invoke(app, ["gate", "--output-dir", str(out), "--gold", str(tiny_gold)])
+    assert gate.exit_code == 1, gate.output
+    # recall/factual: baseline (a, b) t01 (1,1) t02 (1,1) t07 (1,1): M = 1, u_base = 0 everywhere.
+    # run: t01 (0,1) t02 (1,1) t07 (1,1): M = 2/3, u = −2/9, 1/9, 1/9. Σd² = 6/81 over C = 3:
+    # se_d = sqrt(3/2 · 6/81) = 1/3; delta = −1/3; interval −1/3 ± 1.96/3 = [−0.9867, +0.3200].
+    report = json.loads((out / "gate.json").read_text())
+    assert report["verdict"] == "fail" and report["exit_code"] == 1
+    assert report["run_id"] == json.loads((out / "run.json").read_text())["run_id"]
+    assert report["baseline_run_id"] == good_id
+    row = next(r for r in report["rows"] if r["metric"] == "recall/factual")
+    assert row["baseline"] == 1.0 and row["verdict"] == "fail"
+    assert row["delta"] == pytest.approx(-1 / 3, abs=1e-9)
+    assert row["ci_low"] == pytest.approx(-1 / 3 - 1.96 / 3, abs=1e-9)
+    assert row["ci_high"] == pytest.approx(-1 / 3 + 1.96 / 3, abs=1e-9)
+    assert row["resolution"] == pytest.approx(1 / 3, abs=1e-12)
+    assert "| recall/factual | 1.0000 | 0.6667 | -0.3333 | [-0.9867, +0.3200] | 0.3333 | FAIL |" in gate.output
+    assert (
+        "- `recall/factual`: within one row: one memory moves this metric by 0.3333; within the paired 95% "
+        "interval: not distinguishable from noise in these conversations" in gate.output
+    )
+    # a metric that did not move has a zero-width interval at 0
+    same = next(r for r in report["rows"] if r["metric"] == "precision/factual")
+    assert same["delta"] == 0.0 and same["ci_low"] == 0.0 and same["ci_high"] == 0.0
+    # the judged run carries the verdict and the report
+    judged = MlflowClient(local_store).get_run(report["run_id"])
+    assert judged.data.tags["gate_verdict"] == "fail"
+    logged = MlflowClient(local_store).download_artifacts(report["run_id"], "gate.md", str(tmp_path))
+    assert Path(logged).read_text() == (out / "gate.md").read_text()
+
+
+def test_a_seeded_baseline_has_no_paired_interval(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+    runner = CliRunner()
+    assert runner.invoke(app, ["baseline", "register", "--gold", str(tiny_gold)]).exit_code == 0
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["run", "--gold", str(tiny_gold), "--output-dir", str(out)]).exit_code == 0
+    gate = runner.invoke(app, ["gate", "--output-dir", str(out), "--gold", str(tiny_gold)])
+    assert gate.exit_code == 0, gate.output
+    report = json.loads((out / "gate.json").read_text())
+    assert report["verdict"] == "pass"
+    assert all(r["ci_low"] is None and r["ci_high"] is None for r in report["rows"])
+    assert (
+        "No paired interval: the baseline was seeded from baseline_results.json alone, with no "
+        "per-conversation record." in gate.output
+    )

@@ -189,3 +189,59 @@ def test_the_local_reader_maps_store_errors_and_lets_bugs_through(
     monkeypatch.setattr(reader._client, "get_run", bug)
     with pytest.raises(AttributeError, match="no attribute 'info'"):
         reader.get_run("0" * 32)
+
+
+def test_promote_writes_the_runs_per_conversation_counts_and_register_seeds_them(
+    tiny_gold: Path, local_store: str, tmp_path: Path
+) -> None:
+    import shutil
+
+    from ..helpers import drop_memories, mutate_cassettes
+
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", "--gold", str(tiny_gold), "--output-dir", str(tmp_path / "o")]).exit_code == 0
+    run_id = json.loads((tmp_path / "o" / "run.json").read_text())["run_id"]
+    result = runner.invoke(app, ["baseline", "promote", "--run-id", run_id, "--gold", str(tiny_gold)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (tiny_gold / "baseline_per_conversation.jsonl").read_text().splitlines()]
+    run_rows = [json.loads(line) for line in (tmp_path / "o" / "per_conversation.jsonl").read_text().splitlines()]
+    assert [(r["provider"], r["conversation_id"], r["sample"]) for r in rows] == [
+        ("openai", f"t0{i}", 0) for i in range(1, 9)
+    ]
+    assert [r["counts"] for r in rows] == [r["counts"] for r in run_rows]
+
+    # A fresh store (CI's) seeded from the two files pairs the gate: the interval is there.
+    fresh = f"sqlite:///{tmp_path / 'fresh.db'}"
+    env = {"MLFLOW_TRACKING_URI": fresh}
+    assert runner.invoke(app, ["baseline", "register", "--gold", str(tiny_gold)], env=env).exit_code == 0
+    regressed = tmp_path / "regressed"
+    shutil.copytree(tiny_gold, regressed)
+    mutate_cassettes(regressed, drop_memories({"t01", "t05"}))
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["run", "--gold", str(regressed), "--output-dir", str(out)], env=env).exit_code == 0
+    gate = runner.invoke(app, ["gate", "--output-dir", str(out), "--gold", str(tiny_gold)], env=env)
+    assert gate.exit_code == 1, gate.output
+    row = next(r for r in json.loads((out / "gate.json").read_text())["rows"] if r["metric"] == "recall/factual")
+    # as in tests/gates/test_gate_run.py: se_d = 1/3, delta = -1/3
+    assert row["ci_low"] == pytest.approx(-1 / 3 - 1.96 / 3, abs=1e-9)
+
+
+def test_counts_that_do_not_reproduce_the_block_are_refused(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+    runner = CliRunner()
+    assert runner.invoke(app, ["run", "--gold", str(tiny_gold), "--output-dir", str(tmp_path / "o")]).exit_code == 0
+    run_id = json.loads((tmp_path / "o" / "run.json").read_text())["run_id"]
+    assert runner.invoke(app, ["baseline", "promote", "--run-id", run_id, "--gold", str(tiny_gold)]).exit_code == 0
+    path = tiny_gold / "baseline_per_conversation.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    # t01's fact now missed: recall/factual 2/3, so macro/recall (1/5)(2/3 + 1 + 1 + 1 + 1) = 14/15,
+    # the first key (in order) that no longer agrees with the block's 1.0
+    rows[0]["counts"]["recall/factual"] = [0, 1]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fresh = f"sqlite:///{tmp_path / 'fresh.db'}"
+    result = runner.invoke(app, ["baseline", "register", "--gold", str(tiny_gold)], env={"MLFLOW_TRACKING_URI": fresh})
+    assert result.exit_code == 2
+    assert (
+        f"{path}: the counts of provider 'openai' give macro/recall = {14 / 15!r}, but "
+        "baseline_results.json says 1.0; the two files must describe the same run. Rewrite both with "
+        "`extraction-eval baseline promote --run-id ID`." in result.output
+    )

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .._exceptions import GoldDataError, TrackingError
 from .._git import git_state
-from .._jsonio import atomic_write_text
+from .._jsonio import atomic_write_text, write_json
 from .._settings import project_root, tracking_uri
 from ..evidence import evidence_line
 from ..mlflow_names import (
@@ -21,6 +22,7 @@ from ..mlflow_names import (
     TAG_BASELINE_SOURCE,
     TAG_CASSETTE_KIND,
     TAG_ENFORCEMENT,
+    TAG_GATE_VERDICT,
     TAG_GIT_COMMIT,
     TAG_GOLD_VERSION,
     TAG_MATCHER,
@@ -34,6 +36,16 @@ from ..mlflow_names import (
 )
 from ..tracking._reader import RegisteredBaseline, TrackedRun, TrackingReader
 from ..vocab import Subset
+from ._paired import (
+    BASELINE_PER_CONVERSATION_FILE,
+    PER_CONVERSATION_FILE,
+    RowStats,
+    RunCounts,
+    gate_json,
+    parse_counts,
+    row_stats,
+    verdict_word,
+)
 from ._regression import GateResult, Verdict, _cannot, judge
 
 
@@ -104,7 +116,14 @@ def _delta(value: float | None) -> str:
     return "—" if value is None else f"{value:+.4f}"
 
 
-def render_markdown(result: GateResult, *, baseline_note: str = "", heading: str = "regression gate") -> str:
+def render_markdown(
+    result: GateResult,
+    *,
+    baseline_note: str = "",
+    heading: str = "regression gate",
+    stats: Sequence[RowStats] = (),
+    no_interval: str = "",
+) -> str:
     """The report written to output/gate.md and the job summary."""
     title = {
         Verdict.PASS: "PASS",
@@ -135,14 +154,35 @@ def render_markdown(result: GateResult, *, baseline_note: str = "", heading: str
             "Baseline " + evidence_line(base.tags.get(TAG_CASSETTE_KIND), model=base.tags.get(TAG_MODEL)),
         ]
     if result.rows:
-        lines += ["", "| metric | baseline | run | delta | verdict |", "| --- | ---: | ---: | ---: | --- |"]
-        for row in result.rows:
-            key = row.key + (" (lower is better)" if row.lower_is_better else "")
-            lines.append(f"| {key} | {_fmt(row.baseline)} | {_fmt(row.run)} | {_delta(row.delta)} | {row.status} |")
+        by_key = {st.key: st for st in stats}
         lines += [
             "",
-            "A gated metric fails when it is worse than the baseline by more than 0.03 (deltas rounded to 9 places).",
+            "| metric | baseline | run | delta | 95% CI of delta | resolution | verdict |",
+            "| --- | ---: | ---: | ---: | --- | ---: | --- |",
         ]
+        for row in result.rows:
+            key = row.key + (" (lower is better)" if row.lower_is_better else "")
+            st = by_key.get(row.key)
+            ci = (
+                "—"
+                if st is None or st.ci_low is None or st.ci_high is None
+                else f"[{st.ci_low:+.4f}, {st.ci_high:+.4f}]"
+            )
+            res = "—" if st is None or st.resolution is None else f"{st.resolution:.4f}"
+            values = f"{_fmt(row.baseline)} | {_fmt(row.run)} | {_delta(row.delta)}"
+            lines.append(f"| {key} | {values} | {ci} | {res} | {row.status} |")
+        lines += [
+            "",
+            "A gated metric fails when it is worse than the baseline by more than 0.03 (deltas rounded to 9 places). "
+            "The interval is the delta ± 1.96 standard errors paired by conversation; the resolution is what one "
+            "memory moves the metric (1/n). Neither changes the verdict: they say whether a failure is one row of "
+            "wording or a real shift.",
+        ]
+        notes = [f"- `{st.key}`: {st.note}" for st in stats if st.note]
+        if notes:
+            lines += ["", "**Reading the failures:**", *notes]
+        if no_interval:
+            lines += ["", f"No paired interval: {no_interval}."]
     if baseline_note:
         lines += ["", baseline_note]
     return "\n".join(lines) + "\n"
@@ -230,20 +270,75 @@ def publish(markdown: str, output_dir: Path, *, name: str = "gate.md") -> Path:
     return path
 
 
+def _counts(
+    reader: TrackingReader, result: GateResult, output_dir: Path
+) -> tuple[RunCounts | None, RunCounts | None, str]:
+    """The run's and the baseline's per-conversation counts, and why one is missing."""
+    run, base = result.run, result.baseline
+    if run is None or base is None:
+        return None, None, ""
+    run_text = None
+    local = output_dir / PER_CONVERSATION_FILE
+    try:
+        same = json.loads((output_dir / "run.json").read_text(encoding="utf-8")).get("run_id") == run.run_id
+    except (OSError, ValueError, AttributeError):
+        same = False
+    if same and local.is_file():
+        run_text = local.read_text(encoding="utf-8")
+    else:
+        run_text = reader.read_artifact(run, PER_CONVERSATION_FILE)
+    if run_text is None:
+        return None, None, f"run {run.run_id} has no {PER_CONVERSATION_FILE} to pair by"
+    if base.run is None:
+        return None, None, "the baseline has no run"
+    seeded = base.run.tags.get(TAG_RUN_KIND) == RunKind.BASELINE_SEED.value
+    name = BASELINE_PER_CONVERSATION_FILE if seeded else PER_CONVERSATION_FILE
+    base_text = reader.read_artifact(base.run, name)
+    if base_text is None:
+        from ..gold import BASELINE_FILE
+
+        why = (
+            f"the baseline was seeded from {BASELINE_FILE} alone, with no per-conversation record"
+            if seeded
+            else f"the baseline run {base.run_id} has no {PER_CONVERSATION_FILE}"
+        )
+        return None, None, why
+    try:
+        run_counts = parse_counts(run_text)
+        base_counts = parse_counts(base_text, provider=base.provider if seeded else None)
+    except ValueError as exc:
+        return None, None, f"a per-conversation record cannot be read ({exc})"
+    if not base_counts:
+        return None, None, f"the baseline's per-conversation record has no row for provider {base.provider!r}"
+    return run_counts, base_counts, ""
+
+
 def run_gate(run_id: str | None, output_dir: Path, gold_dir: Path) -> tuple[GateResult, str]:
-    """The whole gate: choose, read, judge, render, publish. Returns the result and Markdown."""
+    """The whole gate: choose, read, judge, pair, render, publish, tag. Returns the result and Markdown."""
     uri = tracking_uri()
     from ..tracking._client import open_reader
 
+    reader: TrackingReader | None = None
+    stats: tuple[RowStats, ...] = ()
+    why = ""
     try:
         choice = choose_run(run_id, output_dir)
         reader = open_reader(uri)
-        try:
-            result = evaluate(reader, choice)
-        finally:
-            reader.close()
+        result = evaluate(reader, choice)
+        if result.rows and result.run is not None:
+            run_counts, base_counts, why = _counts(reader, result, output_dir)
+            stats = row_stats(result.rows, run_counts, base_counts, result.run.metrics, why)
     except TrackingError as exc:
         result = _cannot(str(exc))
-    markdown = render_markdown(result, baseline_note=baseline_file_note(gold_dir, result.baseline))
+    note = baseline_file_note(gold_dir, result.baseline)
+    markdown = render_markdown(result, baseline_note=note, stats=stats, no_interval=why)
+    if reader is not None and result.run is not None:
+        try:
+            reader.annotate(result.run, {TAG_GATE_VERDICT: verdict_word(result)}, {"gate.md": markdown})
+        except TrackingError as exc:
+            markdown += f"\nThe gate could not tag run {result.run.run_id} with its verdict: {exc}\n"
+    if reader is not None:
+        reader.close()
     publish(markdown, output_dir)
+    write_json(output_dir / "gate.json", gate_json(result, stats))
     return result, markdown

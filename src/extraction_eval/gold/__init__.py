@@ -1,11 +1,14 @@
 """Gold data: the versioned, hand-labeled conversations and what should be extracted."""
 
 from ._baseline import (
+    BASELINE_PER_CONVERSATION_FILE,
+    BaselineCountsRow,
     BaselineSource,
     baseline_block,
     check_baseline_version,
     load_baseline_file,
     parse_baseline,
+    parse_baseline_counts,
     read_baseline_source,
 )
 from ._check import (
@@ -47,11 +50,13 @@ from ._subsets import choose_subsets
 
 __all__ = [
     "BASELINE_FILE",
+    "BASELINE_PER_CONVERSATION_FILE",
     "CASSETTES_FILE",
     "CONVERSATIONS_FILE",
     "EXPECTED_FILE",
     "MANIFEST_FILE",
     "PINNED_GOLD",
+    "BaselineCountsRow",
     "BaselineFile",
     "BaselineSource",
     "Cassette",
@@ -77,6 +82,7 @@ __all__ = [
     "load_gold",
     "load_manifest",
     "parse_baseline",
+    "parse_baseline_counts",
     "raise_problems",
     "read_baseline_source",
     "read_cassettes",

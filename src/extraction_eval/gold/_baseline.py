@@ -33,14 +33,69 @@ def baseline_block(gold_dir: Path, provider: str) -> ProviderBaseline | None:
     return load_baseline_file(path).providers.get(provider) if path.is_file() else None
 
 
+#: Beside baseline_results.json: each provider's baseline run's per-conversation counts.
+BASELINE_PER_CONVERSATION_FILE = "baseline_per_conversation.jsonl"
+
+
+@dataclass(frozen=True)
+class BaselineCountsRow:
+    """One provider's counts for one conversation (and sample) of its baseline run."""
+
+    provider: str
+    conversation_id: str
+    sample: int
+    counts: dict[str, tuple[int, int]]
+
+
+def parse_baseline_counts(data: bytes, where: str) -> list[BaselineCountsRow]:
+    """``baseline_per_conversation.jsonl``; a bad line names the file, the line, the field and the fix."""
+    import json
+
+    rows = []
+    fix = "rewrite it with `extraction-eval baseline promote --run-id ID`"
+    for number, line in enumerate(data.decode("utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            raise GoldDataError(f"{where}:{number}: not JSON ({type(exc).__name__}); {fix}.") from None
+        if not isinstance(raw, dict):
+            raise GoldDataError(f"{where}:{number}: a row must be an object; {fix}.")
+        for field in ("provider", "conversation_id", "counts"):
+            if field not in raw:
+                raise GoldDataError(f"{where}:{number}: field {field!r} is missing; {fix}.")
+        counts = raw["counts"]
+        if not isinstance(counts, dict) or not all(
+            isinstance(v, list) and len(v) == 2 and all(type(x) is int and x >= 0 for x in v) and v[0] <= v[1]
+            for v in counts.values()
+        ):
+            raise GoldDataError(
+                f"{where}:{number}: field 'counts' must map each metric to [a, b] with 0 <= a <= b; {fix}."
+            )
+        rows.append(
+            BaselineCountsRow(
+                str(raw["provider"]),
+                str(raw["conversation_id"]),
+                int(raw.get("sample", 0)),
+                {str(k): (int(v[0]), int(v[1])) for k, v in counts.items()},
+            )
+        )
+    return rows
+
+
 @dataclass(frozen=True)
 class BaselineSource:
     """A baseline file as read, and where: ``origin`` names the file and the revision
-    (``path@sha``, or ``path (working-tree@sha)``), ``revision`` is the revision alone."""
+    (``path@sha``, or ``path (working-tree@sha)``), ``revision`` is the revision alone.
+    ``counts`` are the rows of ``baseline_per_conversation.jsonl`` read at the same place
+    (empty when there is no such file)."""
 
     baseline: BaselineFile
     origin: str
     revision: str
+    counts: tuple[BaselineCountsRow, ...] = ()
+    counts_where: str = ""
 
 
 def read_baseline_source(gold_dir: Path, from_rev: str | None = None) -> BaselineSource:
@@ -57,13 +112,20 @@ def read_baseline_source(gold_dir: Path, from_rev: str | None = None) -> Baselin
                 "seeded from the base revision's file: add it there first, or omit --from-rev "
                 "for a local store."
             )
-        return BaselineSource(parse_baseline(data, f"{path} at {from_rev!r}"), f"{path}@{sha}", sha)
+        counts_path = gold_dir / BASELINE_PER_CONVERSATION_FILE
+        counts_data = show_file(root, sha, counts_path)
+        where = f"{counts_path} at {from_rev!r}"
+        counts = tuple(parse_baseline_counts(counts_data, where)) if counts_data is not None else ()
+        return BaselineSource(parse_baseline(data, f"{path} at {from_rev!r}"), f"{path}@{sha}", sha, counts, where)
     baseline = load_baseline_file(path)
+    counts_path = gold_dir / BASELINE_PER_CONVERSATION_FILE
+    counts = tuple(parse_baseline_counts(counts_path.read_bytes(), str(counts_path))) if counts_path.is_file() else ()
     state = git_state(root)
     if state.commit is None:
-        return BaselineSource(baseline, f"{path} (working tree, no git repository)", "working-tree")
+        origin = f"{path} (working tree, no git repository)"
+        return BaselineSource(baseline, origin, "working-tree", counts, str(counts_path))
     revision = f"working-tree@{state.commit}" + ("+dirty" if state.dirty else "")
-    return BaselineSource(baseline, f"{path} ({revision})", revision)
+    return BaselineSource(baseline, f"{path} ({revision})", revision, counts, str(counts_path))
 
 
 def check_baseline_version(gold: GoldSet) -> list[Problem]:

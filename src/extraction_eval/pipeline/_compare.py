@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from ..evaluation import COMPARISON_FILE, RunPlan
 from ..gates._gate_run import publish, render_markdown
+from ..gates._paired import row_stats
 from ..gates._regression import GateResult, Verdict, compare
 from ..gold import BASELINE_FILE, baseline_block
 from ..metric_keys import gated_or_default
@@ -32,6 +33,12 @@ def live_comparison(
         f"compared with {path} (provider {plan.provider.value!r}, baseline evidence: {kind}).",
     )
     run = TrackedRun(logged.run_id, logged.experiment_id, logged.status, 0, dict(tags), dict(metrics))
-    markdown = render_markdown(GateResult(Verdict.REPORT_ONLY, reasons, run, None, rows), heading="live run comparison")
+    stats = row_stats(rows, None, None, metrics)
+    markdown = render_markdown(
+        GateResult(Verdict.REPORT_ONLY, reasons, run, None, rows),
+        heading="live run comparison",
+        stats=stats,
+        no_interval=f"{BASELINE_FILE} holds no per-conversation record to pair by",
+    )
     publish(markdown, plan.output_dir, name=COMPARISON_FILE)
     return markdown

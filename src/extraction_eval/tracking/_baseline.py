@@ -11,16 +11,24 @@ import datetime as dt
 import json
 import math
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from .._exceptions import ConfigurationError, TrackingError
-from .._jsonio import write_json
+from .._exceptions import ConfigurationError, GoldDataError, TrackingError
+from .._jsonio import atomic_write_text, dumps_line, write_json
 from .._settings import hide_uri_password, tracking_uri
-from ..gold import BaselineFile, BaselineSource, ProviderBaseline, load_baseline_file
+from ..gold import (
+    BASELINE_PER_CONVERSATION_FILE,
+    BaselineCountsRow,
+    BaselineFile,
+    BaselineSource,
+    ProviderBaseline,
+    load_baseline_file,
+    parse_baseline_counts,
+)
 from ..metric_keys import gated_or_default
 from ..mlflow_names import (
     BASELINE_ALIAS,
@@ -183,6 +191,10 @@ def _register(client: Any, source: BaselineSource, *, if_missing: bool, replace:
         if block.metrics:
             now = int(time.time() * 1000)
             client.log_batch(run.info.run_id, metrics=[Metric(k, float(v), now, 0) for k, v in block.metrics.items()])
+        rows = [r for r in source.counts if r.provider == provider]
+        if rows:
+            check_counts_reproduce(rows, block, source.counts_where)
+            client.log_text(run.info.run_id, counts_jsonl(rows), BASELINE_PER_CONVERSATION_FILE)
         client.set_terminated(run.info.run_id, "FINISHED")
         _ensure_model(client, name)
         version = client.create_model_version(
@@ -306,4 +318,69 @@ def _promote(
     providers[provider] = new_block
     updated = BaselineFile(gold_version=baseline.gold_version, providers=providers)
     write_json(baseline_path, updated.model_dump(mode="json"))
+    _write_counts(client, run_id, provider, baseline_path.parent / BASELINE_PER_CONVERSATION_FILE)
     return Registered(provider, str(version.version), run_id, BaselineAction.PROMOTED), new_block
+
+
+def counts_jsonl(rows: Sequence[BaselineCountsRow]) -> str:
+    """Rows of ``baseline_per_conversation.jsonl``, one JSON object per line."""
+    return "".join(
+        dumps_line(
+            {
+                "provider": r.provider,
+                "conversation_id": r.conversation_id,
+                "sample": r.sample,
+                "counts": {k: list(v) for k, v in sorted(r.counts.items())},
+            }
+        )
+        + "\n"
+        for r in rows
+    )
+
+
+def check_counts_reproduce(rows: Sequence[BaselineCountsRow], block: ProviderBaseline, where: str) -> None:
+    """The counts must give the block's metrics back (every ratio and macro key it lists)."""
+    from ..scoring._metrics import ratio_values, sum_counts
+    from ..scoring._uncertainty import MACRO_PARTS
+
+    values = ratio_values(sum_counts(r.counts for r in rows))
+    for key, parts in MACRO_PARTS.items():
+        if all(p in values for p in parts):
+            values[key] = math.fsum(values[p] for p in parts) / len(parts)
+    for key, recorded in sorted((block.metrics or {}).items()):
+        if key not in values:
+            continue
+        if round(values[key] - recorded, 9) != 0:
+            raise GoldDataError(
+                f"{where}: the counts of provider {rows[0].provider!r} give {key} = {values[key]!r}, but "
+                f"baseline_results.json says {recorded!r}; the two files must describe the same run. "
+                "Rewrite both with `extraction-eval baseline promote --run-id ID`."
+            )
+
+
+def _write_counts(client: Any, run_id: str, provider: str, path: Path) -> None:
+    """Replace ``provider``'s rows of the counts file with the promoted run's per-conversation counts."""
+    import tempfile
+
+    from mlflow.exceptions import MlflowException
+
+    kept: list[BaselineCountsRow] = []
+    if path.is_file():
+        kept = [r for r in parse_baseline_counts(path.read_bytes(), str(path)) if r.provider != provider]
+    new: list[BaselineCountsRow] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            local = Path(client.download_artifacts(run_id, "per_conversation.jsonl", tmp))
+        except (MlflowException, OSError):
+            local = None
+        if local is not None and local.is_file():
+            for line in local.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    row = json.loads(line)
+                    counts = {k: (int(v[0]), int(v[1])) for k, v in row.get("counts", {}).items()}
+                    new.append(BaselineCountsRow(provider, row["conversation_id"], int(row.get("sample", 0)), counts))
+    rows = sorted(kept + new, key=lambda r: (r.provider, r.conversation_id, r.sample))
+    if rows:
+        atomic_write_text(path, counts_jsonl(rows))
+    else:
+        path.unlink(missing_ok=True)

@@ -9,13 +9,14 @@ evaluate": it fails closed, never with a traceback. Anything else is a bug and p
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 from .._exceptions import TrackingError
 from .._settings import hide_uri_password
 from ..mlflow_names import BASELINE_ALIAS, MODEL_PREFIX, provider_of_model
-from ._reader import RegisteredBaseline, TrackedRun
+from ._reader import RegisteredBaseline, TrackedRun, local_artifact_dir
 
 
 def _tracked_run(run: Any) -> TrackedRun:
@@ -26,6 +27,7 @@ def _tracked_run(run: Any) -> TrackedRun:
         start_time=int(run.info.start_time or 0),
         tags=dict(run.data.tags),
         metrics=dict(run.data.metrics),
+        artifact_uri=str(run.info.artifact_uri or ""),
     )
 
 
@@ -118,6 +120,28 @@ class ClientReader:
                 )
             )
         return out
+
+    @_store_errors
+    def read_artifact(self, run: TrackedRun, path: str) -> str | None:
+        local = local_artifact_dir(run.artifact_uri)
+        if local is not None:
+            target = local / path
+            return target.read_text(encoding="utf-8") if target.is_file() else None
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                downloaded = self._client.download_artifacts(run.run_id, path, tmp)
+            except self._missing:
+                return None
+            return Path(downloaded).read_text(encoding="utf-8")
+
+    @_store_errors
+    def annotate(self, run: TrackedRun, tags: Mapping[str, str], artifacts: Mapping[str, str]) -> None:
+        for key, value in tags.items():
+            self._client.set_tag(run.run_id, key, value)
+        for path, text in artifacts.items():
+            self._client.log_text(run.run_id, text, path)
 
     def close(self) -> None:
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from ..mlflow_names import TAG_ENFORCEMENT, TAG_GATED, TAG_MEASURED, flag
@@ -20,6 +21,7 @@ class TrackedRun:
     start_time: int
     tags: Mapping[str, str] = field(default_factory=dict)
     metrics: Mapping[str, float] = field(default_factory=dict)
+    artifact_uri: str = ""
 
 
 @dataclass(frozen=True)
@@ -62,4 +64,24 @@ class TrackingReader(Protocol):
 
     def baselines(self) -> list[RegisteredBaseline]: ...
 
+    def read_artifact(self, run: TrackedRun, path: str) -> str | None:
+        """The text of one of the run's artifacts; None when it has no such artifact or it
+        cannot be read from here (the caller reports that, never guesses)."""
+        ...
+
+    def annotate(self, run: TrackedRun, tags: Mapping[str, str], artifacts: Mapping[str, str]) -> None:
+        """Set tags on the run and log small text artifacts to it (raises TrackingError)."""
+        ...
+
     def close(self) -> None: ...
+
+
+def local_artifact_dir(artifact_uri: str) -> Path | None:
+    """The folder of a run's artifacts when they sit on this machine's disk (a path or file://)."""
+    if artifact_uri.startswith("file://"):
+        from urllib.parse import unquote, urlsplit
+
+        return Path(unquote(urlsplit(artifact_uri).path))
+    if artifact_uri.startswith("/"):
+        return Path(artifact_uri)
+    return None

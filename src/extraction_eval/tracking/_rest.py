@@ -8,6 +8,7 @@ MLflow's own variables: ``MLFLOW_TRACKING_TOKEN`` (bearer) or
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
@@ -15,7 +16,7 @@ import httpx
 from .._exceptions import TrackingError
 from .._settings import hide_uri_password, tracking_auth
 from ..mlflow_names import BASELINE_ALIAS, MODEL_PREFIX, provider_of_model
-from ._reader import RegisteredBaseline, TrackedRun
+from ._reader import RegisteredBaseline, TrackedRun, local_artifact_dir
 
 _API = "/api/2.0/mlflow"
 
@@ -30,6 +31,7 @@ def _tracked_run(payload: dict[str, Any]) -> TrackedRun:
         start_time=int(info.get("start_time", 0) or 0),
         tags={t["key"]: t.get("value", "") for t in data.get("tags", [])},
         metrics={m["key"]: float(m["value"]) for m in data.get("metrics", [])},
+        artifact_uri=info.get("artifact_uri", ""),
     )
 
 
@@ -145,6 +147,52 @@ class RestReader:
                 )
             )
         return out
+
+    def _served_path(self, run: TrackedRun, path: str) -> str | None:
+        """The proxied-artifact URL path of ``path`` (``mlflow-artifacts:`` roots only)."""
+        if not run.artifact_uri.startswith("mlflow-artifacts:"):
+            return None
+        from urllib.parse import urlsplit
+
+        root = urlsplit(run.artifact_uri).path.strip("/")
+        return f"{self._uri}/api/2.0/mlflow-artifacts/artifacts/{root}/{path}"
+
+    def read_artifact(self, run: TrackedRun, path: str) -> str | None:
+        local = local_artifact_dir(run.artifact_uri)
+        if local is not None:
+            target = local / path
+            return target.read_text(encoding="utf-8") if target.is_file() else None
+        url = self._served_path(run, path)
+        if url is None:
+            return None
+        try:
+            response = self._client.get(url)
+        except httpx.HTTPError as exc:
+            raise TrackingError(f"reading artifact {path!r} of run {run.run_id} failed: {type(exc).__name__}") from None
+        if response.status_code != 200:
+            return None
+        return response.text
+
+    def annotate(self, run: TrackedRun, tags: Mapping[str, str], artifacts: Mapping[str, str]) -> None:
+        for key, value in tags.items():
+            self._call("POST", "/runs/set-tag", json={"run_id": run.run_id, "key": key, "value": value})
+        local = local_artifact_dir(run.artifact_uri)
+        for path, text in artifacts.items():
+            if local is not None:
+                local.mkdir(parents=True, exist_ok=True)
+                (local / path).write_text(text, encoding="utf-8")
+                continue
+            url = self._served_path(run, path)
+            if url is None:
+                raise TrackingError(
+                    f"artifacts of run {run.run_id} live at {run.artifact_uri!r}, which the gate cannot write"
+                )
+            try:
+                response = self._client.put(url, content=text.encode("utf-8"))
+            except httpx.HTTPError as exc:
+                raise TrackingError(f"writing artifact {path!r} failed: {type(exc).__name__}") from None
+            if response.status_code >= 400:
+                raise TrackingError(f"writing artifact {path!r} was refused ({response.status_code})")
 
     def close(self) -> None:
         self._client.close()
