@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from extraction_eval.scoring import DEFAULT_MATCHER
+from extraction_eval.scoring import KeyedDiceMatcher
 from extraction_eval.scoring._calibration import LabeledPair, calibrate
 from extraction_eval.scoring._intervals import cluster_bootstrap, kappa_of, precision_of, wilson
 
@@ -17,6 +17,8 @@ def _pair(n: int, cluster: str, gold: str, candidate: str, same: bool, categorie
     kind = "synonym" if same else "other_object"
     return LabeledPair(f"p{n}", cluster, gold, candidate, same, kind, categories)
 
+
+KEYED_DICE = KeyedDiceMatcher()
 
 # keyed-dice@3's verdict on each pair, by its rules (docs/matcher.md):
 PAIRS = [
@@ -32,7 +34,7 @@ PAIRS = [
 
 
 def test_overall_figures_by_hand() -> None:
-    report = calibrate(DEFAULT_MATCHER, PAIRS, resamples=500)
+    report = calibrate(KEYED_DICE, PAIRS, resamples=500)
     o = report.overall
     # TP = 3 (p1, p4, p7), FN = 1 (p2), TN = 3 (p3, p5, p8), FP = 1 (p6); 8 pairs over 3 gold rows.
     assert (o.true_positive, o.false_negative, o.true_negative, o.false_positive) == (3, 1, 3, 1)
@@ -51,7 +53,7 @@ def test_overall_figures_by_hand() -> None:
 
 
 def test_by_category_counts_a_multi_category_row_in_each() -> None:
-    report = calibrate(DEFAULT_MATCHER, PAIRS, resamples=200)
+    report = calibrate(KEYED_DICE, PAIRS, resamples=200)
     assert sorted(report.by_category) == ["behavioral", "factual", "preference"]
     factual = report.by_category["factual"]
     # rows A and C: p1, p7 TP; p2 FN; p3, p8 TN; no FP.
@@ -64,14 +66,14 @@ def test_by_category_counts_a_multi_category_row_in_each() -> None:
 
 
 def test_a_kind_holds_one_label_so_only_its_share_is_reported() -> None:
-    by_kind = calibrate(DEFAULT_MATCHER, PAIRS, resamples=200).by_kind
+    by_kind = calibrate(KEYED_DICE, PAIRS, resamples=200).by_kind
     assert by_kind["synonym"].acceptance.value == 0.75 and by_kind["synonym"].refusal.value is None
     assert by_kind["other_object"].refusal.value == 0.75 and by_kind["other_object"].acceptance.value is None
     assert by_kind["synonym"].precision.value is None and by_kind["synonym"].kappa.value is None
 
 
 def test_misses_carry_the_rule_that_decided() -> None:
-    misses = calibrate(DEFAULT_MATCHER, PAIRS, resamples=200).misses
+    misses = calibrate(KEYED_DICE, PAIRS, resamples=200).misses
     assert [(d.pair.pair_id, d.similarity, d.rule) for d in misses] == [
         ("p2", 0.0, "substitution (1 word(s) only in a, 1 only in b, 1 shared)"),
         # tokens runs km every morning / runs km every morning gym: 2*4/(4+5) = 0.888888889.

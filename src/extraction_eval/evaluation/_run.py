@@ -26,7 +26,17 @@ from ..gold import (
     load_gold,
 )
 from ..gold._check import check_file_hashes, check_pinned, read_cassettes
-from ..scoring import DEFAULT_MATCHER, Case, ExpectedItem, Memory, ScoreReport, matcher_id, parse_response, score
+from ..scoring import (
+    DEFAULT_MATCHER,
+    Case,
+    ExpectedItem,
+    Memory,
+    ScoreReport,
+    matcher_id,
+    matcher_params,
+    parse_response,
+    score,
+)
 from ..tracking._log import DatasetInfo, LoggedRun, log_eval_run
 from ..tracking._names import (
     TAG_CASSETTE_KIND,
@@ -231,6 +241,7 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
     params = {f"sampling.{k}": str(v) for k, v in SAMPLING.items()}
     params["gold_dir"] = str(gold_dir)
     params["conversations"] = str(len(selected))
+    params.update(matcher_params(DEFAULT_MATCHER))  # the default matcher's held-out figures (docs/matcher.md)
     if not mode.is_replay:
         params["concurrency"] = str(options.concurrency)
         params["max_retries"] = str(options.max_retries)

@@ -1,6 +1,7 @@
 """Content matchers: when does a predicted memory say the same thing as an expected one.
 
-The default, ``keyed-dice@3``, is deterministic and conservative (docs/matcher.md);
+``keyed-dice@3`` was the default until ``fact-cover@1`` (``_cover.py``); it is
+deterministic and conservative (docs/matcher.md);
 version 1, never used for a published number, lacked rule 4; version 2 refused a
 swapped word only when no second word was shared, and had no synonyms and no rule 5.
 The rules:
@@ -418,9 +419,6 @@ class KeyedDiceMatcher:
 def _keys_rule(keys_a: frozenset[str], keys_b: frozenset[str]) -> str:
     only_a, only_b = sorted(keys_a - keys_b), sorted(keys_b - keys_a)
     return f"fact keys differ (only in a: {', '.join(only_a) or '-'}; only in b: {', '.join(only_b) or '-'})"
-
-
-DEFAULT_MATCHER = KeyedDiceMatcher()
 
 
 def explain(matcher: Matcher, a: str, b: str) -> tuple[float, str]:

@@ -5,11 +5,29 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .._exceptions import ConfigurationError
-from ._matcher import DEFAULT_MATCHER, KeyedDiceMatcher, Matcher, matcher_id
+from ._cover import FactCoverMatcher
+from ._matcher import KeyedDiceMatcher, Matcher, matcher_id
+
+DEFAULT_MATCHER: Matcher = FactCoverMatcher()
 
 # Every matcher a run may be scored with, by name@version. A new version is added, never
 # edited in place: a run's matcher id must keep meaning the same scores.
-MATCHERS: Mapping[str, Matcher] = {matcher_id(m): m for m in (KeyedDiceMatcher(),)}
+MATCHERS: Mapping[str, Matcher] = {matcher_id(m): m for m in (KeyedDiceMatcher(), FactCoverMatcher())}
+
+
+# Each matcher's figures on the calibration set's held-out half, from
+# `extraction-eval matcher calibrate --matcher ID` (docs/matcher.md); logged as params of every
+# run, and pinned by tests/cli/test_matcher.py, which recomputes them.
+HELDOUT_FIGURES: Mapping[str, Mapping[str, float]] = {
+    "keyed-dice@3": {"acceptance": 0.592, "refusal": 0.718, "precision": 0.759, "f1": 0.665, "kappa": 0.294},
+    "fact-cover@1": {"acceptance": 0.713, "refusal": 0.846, "precision": 0.874, "f1": 0.785, "kappa": 0.534},
+}
+
+
+def matcher_params(matcher: Matcher) -> dict[str, str]:
+    """The run params that describe a matcher: its held-out figures (``matcher.heldout.<figure>``)."""
+    figures = HELDOUT_FIGURES.get(matcher_id(matcher), {})
+    return {f"matcher.heldout.{name}": f"{value:.3f}" for name, value in figures.items()}
 
 
 def _version_key(matcher: Matcher) -> tuple[int, str]:
