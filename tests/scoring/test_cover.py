@@ -151,3 +151,21 @@ def test_gold_v1_facts_match_only_one_related_fact() -> None:
         ("User keeps kosher.", "User keeps kosher."),
         ("User has a cousin named Marta.", "User attended their cousin Marta's wedding in Porto on 2026-06-27."),
     }
+
+
+def test_a_stale_leak_is_a_prediction_that_states_the_stale_fact() -> None:
+    """The stale text goes first: a prediction that adds a detail to it still leaks it."""
+    from extraction_eval.scoring import Case, ExpectedItem, Memory, Outcome, score
+    from extraction_eval.vocab import Category, TemporalKind
+
+    def memory(text: str, supersedes: str | None = None) -> Memory:
+        return Memory(text, frozenset({Category.FACTUAL}), TemporalKind.CURRENT, supersedes)
+
+    expected = ExpectedItem("b1", memory("User lives in Lisbon.", "User lives in Porto."))
+    predicted = (memory("User lives in Lisbon.", "User lives in Porto."), memory("User lives in Porto with two cats."))
+    (conversation,) = score([Case("B", (expected,), Outcome(predicted))], M).conversations
+    # fact-cover(stale, prediction) = 1.0 (both words stated, 'two cats' added); the other way round it
+    # would be 0.0 (the number 2 is not in the stale text), and the leak would go unseen.
+    assert M.similarity("User lives in Porto.", "User lives in Porto with two cats.") == 1.0
+    assert M.similarity("User lives in Porto with two cats.", "User lives in Porto.") == 0.0
+    assert conversation.stale_leaks == frozenset({"b1"})

@@ -55,7 +55,6 @@ _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _PHRASES = [
     (re.compile(r"\bhalf\s*(?:an?\s+)?hour\b", re.I), " 30 minutes "),
     (re.compile(r"\ban?\s+hour\b", re.I), " 60 minutes "),
-    (re.compile(r"\b60\s+minutes\b", re.I), " 60 minutes "),
     (re.compile(r"\b([ap])\.\s?m\.?", re.I), r" \1m "),
     (re.compile(r"\bo'?clock\b", re.I), " "),
     (re.compile(r"\bwould\s+rather\b", re.I), " prefers "),
