@@ -24,6 +24,7 @@ COMMANDS = [
     ["gold", "review"],
     ["cassettes", "oracle"],
     ["oracle-gate"],
+    ["matcher", "calibrate"],
 ]
 DOC = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
 

@@ -28,7 +28,7 @@ from ..mlflow_names import (
     RunKind,
     flag,
 )
-from ..scoring import DEFAULT_MATCHER, Matcher, matcher_id
+from ..scoring import DEFAULT_MATCHER, Matcher, matcher_id, matcher_params
 from ..vocab import CassetteKind
 from ._answers import CollectedAnswers
 from ._options import RunOptions
@@ -76,6 +76,7 @@ def build_params(plan: RunPlan, gold_dir: Path, conversations: int, options: Run
     params = {f"sampling.{k}": str(v) for k, v in SAMPLING.items()}
     params["gold_dir"] = str(gold_dir)
     params["conversations"] = str(conversations)
+    params.update(matcher_params(DEFAULT_MATCHER))  # the default matcher's held-out figures (docs/matcher.md)
     if not plan.mode.is_replay:
         params["concurrency"] = str(options.concurrency)
         params["max_retries"] = str(options.max_retries)

@@ -18,3 +18,10 @@ PINNED_GOLD: Mapping[str, Mapping[str, str]] = {
         "expected_memories.jsonl": "9ffd9f982f23eda8b520b694c8338b8a969a9993b92e8b02e51398067a25a0c0",
     },
 }
+
+# The matcher calibration pairs (gold/matcher-calibration/): frozen like gold inputs; a
+# changed pair is a new version of the set, added here with its hashes.
+PINNED_CALIBRATION: Mapping[str, str] = {
+    "tuning.jsonl": "b63543705ce189c52f07f9cd7dc40d321efed257f63b8171426fb2a2aba027f3",
+    "heldout.jsonl": "daf0af1113690b972953c84225eedd8634fc3526aacd77cad0b75273734ff8b9",
+}

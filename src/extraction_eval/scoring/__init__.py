@@ -1,7 +1,8 @@
 """The pure scoring core: parse, match one-to-one, compute every metric. No I/O."""
 
 from ._assign import Pair, assign
-from ._matcher import DEFAULT_MATCHER, KeyedDiceMatcher, Matcher, fact_keys, matcher_id, normalize
+from ._cover import FactCoverMatcher
+from ._matcher import KeyedDiceMatcher, Matcher, fact_keys, matcher_id, normalize
 from ._metrics import (
     DEFAULT_GATED_METRICS,
     LOWER_IS_BETTER,
@@ -14,6 +15,7 @@ from ._metrics import (
     score_conversation,
 )
 from ._parse import parse_response
+from ._registry import DEFAULT_MATCHER, MATCHERS, matcher_params, resolve_matcher
 from ._types import Case, ExpectedItem, Failure, FailureReason, Memory, Outcome
 from ._uncertainty import Z95, denominator, paired_se, standard_error, uncertainty_metrics
 
@@ -21,10 +23,12 @@ __all__ = [
     "DEFAULT_GATED_METRICS",
     "DEFAULT_MATCHER",
     "LOWER_IS_BETTER",
+    "MATCHERS",
     "Z95",
     "Case",
     "ConversationScore",
     "ExpectedItem",
+    "FactCoverMatcher",
     "Failure",
     "FailureReason",
     "KeyedDiceMatcher",
@@ -40,9 +44,11 @@ __all__ = [
     "denominator",
     "fact_keys",
     "matcher_id",
+    "matcher_params",
     "normalize",
     "paired_se",
     "parse_response",
+    "resolve_matcher",
     "score",
     "score_conversation",
     "standard_error",

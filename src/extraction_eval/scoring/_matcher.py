@@ -1,6 +1,7 @@
 """Content matchers: when does a predicted memory say the same thing as an expected one.
 
-The default, ``keyed-dice@3``, is deterministic and conservative (docs/matcher.md);
+``keyed-dice@3`` was the default until ``fact-cover@1`` (``_cover.py``); it is
+deterministic and conservative (docs/matcher.md);
 version 1, never used for a published number, lacked rule 4; version 2 refused a
 swapped word only when no second word was shared, and had no synonyms and no rule 5.
 The rules:
@@ -389,27 +390,45 @@ class KeyedDiceMatcher:
     threshold: float = 0.5
 
     def similarity(self, a: str, b: str) -> float:
+        return self.explain(a, b)[0]
+
+    def explain(self, a: str, b: str) -> tuple[float, str]:
+        """The similarity and the rule that decided it (docs/matcher.md numbers the rules)."""
         if normalize(a) == normalize(b):
-            return 1.0
-        if fact_keys(a) != fact_keys(b):
-            return 0.0
+            return 1.0, "equal after normalisation"
+        keys_a, keys_b = fact_keys(a), fact_keys(b)
+        if keys_a != keys_b:
+            return 0.0, _keys_rule(keys_a, keys_b)
         tokens_a, polarity_a = _content_tokens(a)
         tokens_b, polarity_b = _content_tokens(b)
         if polarity_a != polarity_b:
-            return 0.0
+            return 0.0, "polarity differs (negation words odd in one text, even in the other)"
         common = shared_tokens(tokens_a, tokens_b)
         only_a, only_b = len(tokens_a) - common, len(tokens_b) - common
         if only_a and only_b and (common < 2 or only_a == only_b == 1):
             # A different word on each side and little else, or exactly one word swapped:
             # "on the platform team" / "on the payments team", "dark mode" / "light mode".
             # Nothing tells such a substitution from a paraphrase, so it is refused.
-            return 0.0
+            return 0.0, f"substitution ({only_a} word(s) only in a, {only_b} only in b, {common} shared)"
         if reversed_around_order_word(a, b):
-            return 0.0
-        return round(dice(tokens_a, tokens_b), 9)
+            return 0.0, "reversal around an order word"
+        value = round(dice(tokens_a, tokens_b), 9)
+        return value, f"dice {value:.3f} ({common} shared of {len(tokens_a)} + {len(tokens_b)} tokens)"
 
 
-DEFAULT_MATCHER = KeyedDiceMatcher()
+def _keys_rule(keys_a: frozenset[str], keys_b: frozenset[str]) -> str:
+    only_a, only_b = sorted(keys_a - keys_b), sorted(keys_b - keys_a)
+    return f"fact keys differ (only in a: {', '.join(only_a) or '-'}; only in b: {', '.join(only_b) or '-'})"
+
+
+def explain(matcher: Matcher, a: str, b: str) -> tuple[float, str]:
+    """``matcher.explain(a, b)`` when the matcher explains itself, else its similarity alone."""
+    explainer = getattr(matcher, "explain", None)
+    if callable(explainer):
+        similarity, rule = explainer(a, b)
+        return float(similarity), str(rule)
+    similarity = matcher.similarity(a, b)
+    return similarity, f"similarity {similarity:.3f}"
 
 
 def texts_match(matcher: Matcher, a: str, b: str) -> bool:

@@ -154,7 +154,7 @@ def score_conversation(case: Case, matcher: Matcher) -> ConversationScore:
         e.memory_id
         for e in case.expected
         if e.memory.supersedes is not None
-        and any(texts_match(matcher, m.content, e.memory.supersedes) for m in unassigned)
+        and any(texts_match(matcher, e.memory.supersedes, m.content) for m in unassigned)
     )
     spurious = sum(1 for p in pairs if p.predicted.supersedes is not None and p.expected.memory.supersedes is None)
     return ConversationScore(case, pairs, hits, leaks, spurious)

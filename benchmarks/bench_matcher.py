@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Matcher speed targets (docs/benchmarks.md quotes its output).
+
+    python benchmarks/bench_matcher.py [--repeat 5] [--conversations 12500]
+
+1. gold v1:     score() over gold v1's 125 conversations with the oracle cassettes'
+                predictions (the expected texts), each matcher in a fresh process, so
+                no cache is warm; the time includes importing the matchers. Target: the default matcher within 0.3 s of
+                keyed-dice@3 (the default before it).
+2. paraphrased: score() over --conversations conversations whose predictions are
+                paraphrases of the expected texts (the expected text reworded by
+                'The user ...', a synonym and a trailing detail that makes every
+                text distinct, so no cache helps). Target: under 30 s.
+
+Medians of --repeat wall-clock measurements of the scoring call alone (loading gold
+v1 is not timed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+_CHILD = r"""
+import json, sys, time
+from pathlib import Path
+from extraction_eval.gold import load_gold
+from extraction_eval.scoring import Case, ExpectedItem, Memory, Outcome, score
+imported = time.perf_counter()
+if sys.argv[1] == "keyed-dice@3":  # what a run imported before this version: no stemmer
+    from extraction_eval.scoring._matcher import KeyedDiceMatcher
+    matcher = KeyedDiceMatcher()
+else:
+    from extraction_eval.scoring._registry import resolve_matcher  # every matcher and its libraries
+    matcher = resolve_matcher(sys.argv[1])
+import_s = time.perf_counter() - imported
+
+copies = int(sys.argv[2])
+gold = load_gold(Path(sys.argv[3]))
+by_conversation = gold.by_conversation
+cases = []
+for copy in range(copies):
+    for conversation in gold.conversations:
+        rows = by_conversation[conversation.conversation_id]
+        expected = tuple(
+            ExpectedItem(m.memory_id, Memory(m.content, frozenset(m.categories), m.temporal_kind, m.supersedes))
+            for m in rows
+        )
+        if copies == 1:
+            predicted = tuple(e.memory for e in expected)
+        else:
+            predicted = tuple(
+                Memory(
+                    "The user " + e.memory.content.removeprefix("User ").rstrip(".")
+                    + f", as they said in session {copy}.",
+                    e.memory.categories,
+                    e.memory.temporal_kind,
+                    e.memory.supersedes,
+                )
+                for e in expected
+            )
+        cases.append(Case(f"{conversation.conversation_id}-{copy}", expected, Outcome(predicted)))
+started = time.perf_counter()
+report = score(cases, matcher)
+elapsed = time.perf_counter() - started
+recall = report.metrics["macro/recall"]
+print(json.dumps({"seconds": elapsed + import_s, "import_s": import_s, "conversations": len(cases), "recall": recall}))
+"""
+
+
+def measure(matcher: str, copies: int, repeat: int) -> dict[str, object]:
+    samples = []
+    last: dict[str, object] = {}
+    for _ in range(repeat):
+        proc = subprocess.run(
+            [sys.executable, "-c", _CHILD, matcher, str(copies), str(REPO / "gold" / "v1")],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=REPO,
+        )
+        last = json.loads(proc.stdout)
+        samples.append(float(last["seconds"]))  # type: ignore[arg-type]
+    return {"matcher": matcher, "median_s": round(statistics.median(samples), 3), **last, "samples": samples}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--conversations", type=int, default=12500)
+    args = parser.parse_args()
+    copies = max(1, round(args.conversations / 125))
+    results = {
+        "gold_v1": [measure(name, 1, args.repeat) for name in ("keyed-dice@3", "fact-cover@1")],
+        "paraphrased": [measure(name, copies, max(1, args.repeat // 2)) for name in ("keyed-dice@3", "fact-cover@1")],
+    }
+    for block, rows in results.items():
+        for row in rows:
+            print(
+                f"{block:<12} {row['matcher']:<14} median {row['median_s']:.3f} s over "
+                f"{row['conversations']} conversations (macro recall {float(row['recall']):.3f})"  # type: ignore[arg-type]
+            )
+    base, new = (float(r["median_s"]) for r in results["gold_v1"])  # type: ignore[arg-type]
+    paraphrased = float(results["paraphrased"][1]["median_s"])  # type: ignore[arg-type]
+    verdict = "met" if new - base <= 0.3 else "NOT met"
+    print(f"gold v1: fact-cover@1 adds {new - base:+.3f} s (target: at most +0.3 s): {verdict}")
+    verdict = "met" if paraphrased < 30 else "NOT met"
+    print(f"paraphrased: fact-cover@1 {paraphrased:.1f} s (target: under 30 s): {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

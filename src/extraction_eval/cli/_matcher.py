@@ -1,0 +1,118 @@
+"""``extraction-eval matcher calibrate``: a matcher's agreement with the hand-labeled pairs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._app import app, new_app
+from ._options import DEFAULT_GOLD, GoldOption
+
+matcher_app = new_app("Matchers: when a predicted memory states the same fact as an expected one.")
+app.add_typer(matcher_app, name="matcher")
+
+PairsOption = Annotated[
+    Path,
+    typer.Option("--pairs", help="The calibration folder (tuning.jsonl, heldout.jsonl).", file_okay=False),
+]
+
+
+@matcher_app.command("calibrate")
+def calibrate_command(
+    matcher: Annotated[
+        str | None, typer.Option("--matcher", help="name@version or a bare name (its latest); default: the default.")
+    ] = None,
+    pairs: PairsOption = Path("gold/matcher-calibration"),
+    half: Annotated[
+        str, typer.Option("--half", help="heldout (the reported figures) or tuning (for development).")
+    ] = "heldout",
+    gold: GoldOption = DEFAULT_GOLD,
+) -> None:
+    """Acceptance, refusal, precision, F1 and kappa with 95% intervals, by kind and category; then the misses."""
+    from .._exceptions import ConfigurationError
+    from ..gold import load_gold
+    from ..gold._calibration import Half, load_pairs
+    from ..scoring._calibration import LabeledPair, calibrate
+    from ..scoring._registry import resolve_matcher
+
+    try:
+        chosen_half = Half(half)
+    except ValueError:
+        raise ConfigurationError(f"--half {half!r} is not a half; use one of {[h.value for h in Half]!r}.") from None
+    chosen = resolve_matcher(matcher)
+    data = load_gold(gold, require_manifest=False)
+    rows = load_pairs(pairs, chosen_half, data.memories)
+    labeled = [
+        LabeledPair(
+            pair_id=p.pair_id,
+            cluster=p.memory_id,
+            gold=p.gold,
+            candidate=p.candidate,
+            same_fact=p.same_fact,
+            kind=p.kind.value,
+            categories=tuple(c.value for c in p.categories),
+        )
+        for p in rows
+    ]
+    report = calibrate(chosen, labeled)
+    for line in render_report(report, Path(pairs) / chosen_half.file_name):
+        typer.echo(line)
+
+
+def render_report(report: object, path: Path) -> list[str]:
+    """The report as text: a header, three tables, the misses."""
+    from ..scoring._calibration import CalibrationReport, Figures
+    from ..scoring._intervals import Estimate
+
+    assert isinstance(report, CalibrationReport)
+
+    def cell(e: Estimate) -> str:
+        if e.value is None:
+            return "-"
+        if e.low is None or e.high is None:
+            return f"{e.value:.3f}"
+        return f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"
+
+    header = ("group", "pairs", "rows", "same", "diff", "acceptance", "refusal", "precision", "F1", "kappa")
+
+    def row(name: str, f: Figures) -> tuple[str, ...]:
+        return (
+            name,
+            str(f.pairs),
+            str(f.clusters),
+            str(f.true_positive + f.false_negative),
+            str(f.true_negative + f.false_positive),
+            cell(f.acceptance),
+            cell(f.refusal),
+            cell(f.precision),
+            cell(f.f1),
+            cell(f.kappa),
+        )
+
+    def table(title: str, rows: list[tuple[str, ...]]) -> list[str]:
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+        def line(cells: tuple[str, ...]) -> str:
+            padded = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+            return "  ".join(padded)
+
+        return ["", title, line(header), *(line(r) for r in rows)]
+
+    o = report.overall
+    lines = [
+        f"matcher {report.matcher} on {path}: {o.pairs} pairs over {o.clusters} gold rows",
+        "95% intervals: Wilson for acceptance and refusal; for precision, F1 and kappa a percentile bootstrap "
+        f"over gold rows ({report.resamples} resamples, seed {report.seed})",
+    ]
+    lines += table("overall", [row("all", o)])
+    lines += table("by pair kind", [row(k, f) for k, f in report.by_kind.items()])
+    lines += table("by category", [row(k, f) for k, f in report.by_category.items()])
+    lines += ["", f"misses ({len(report.misses)}): pair, kind, label, similarity, the rule that decided"]
+    for d in report.misses:
+        label = "same fact, refused" if d.pair.same_fact else "different fact, accepted"
+        lines.append(f"  {d.pair.pair_id}  {d.pair.kind}  {label}  {d.similarity:.3f}  {d.rule}")
+        lines.append(f"      gold:      {d.pair.gold}")
+        lines.append(f"      candidate: {d.pair.candidate}")
+    return lines

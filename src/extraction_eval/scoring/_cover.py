@@ -1,0 +1,455 @@
+"""``fact-cover``: does the candidate state every fact of the expected text (docs/matcher.md).
+
+Asymmetric on purpose: ``similarity(expected, candidate)`` asks whether the candidate
+states the expected memory's fact. The candidate may add detail; it may not drop a
+fact key, change a value, swap numbers between quantities, reorder or drop a step,
+or change the polarity of a word.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer  # type: ignore[import-untyped]
+
+from ._cover_words import (
+    CANON,
+    MULTIPLIERS,
+    NEGATED_SYNONYMS,
+    NEGATIVE_VERBS,
+    NEGATORS,
+    ONES,
+    ORDINALS,
+    PERSON_WORDS,
+    STOP,
+    TENS,
+    UNITS_AFTER_NUMBER,
+    VERB_CONTEXT,
+)
+from ._matcher import _MONTH_NAMES, _MONTHS, _WEEKDAYS, normalize, reversed_around_order_word
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+_MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_MD_RANGE = re.compile(
+    rf"\b({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|—|to|through|until)\s*(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b",
+    re.IGNORECASE,
+)
+_DM_RANGE = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:-|–|—|to)\s*(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_ALT})\.?(?:,?\s+(\d{{4}}))?\b",
+    re.IGNORECASE,
+)
+_MD = re.compile(rf"\b({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.IGNORECASE)
+_DM = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_ALT})\.?(?:,?\s+(\d{{4}}))?\b", re.IGNORECASE)
+_TIME = re.compile(r"\b(\d{1,2}):(\d{2})\b")
+_SPLIT_NUM_UNIT = re.compile(rf"\b(\d+(?:[.,]\d+)?)({UNITS_AFTER_NUMBER})\b", re.IGNORECASE)
+_ORDINAL_DIGITS = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
+_PHRASES = [
+    (re.compile(r"\bhalf\s*(?:an?\s+)?hour\b", re.I), " 30 minutes "),
+    (re.compile(r"\ban?\s+hour\b", re.I), " 60 minutes "),
+    (re.compile(r"\b([ap])\.\s?m\.?", re.I), r" \1m "),
+    (re.compile(r"\bo'?clock\b", re.I), " "),
+    (re.compile(r"\bwould\s+rather\b", re.I), " prefers "),
+    (re.compile(r"\bno\s+longer\b|\bnot\s+any\s*more\b", re.I), " not "),
+    (re.compile(r"\b(?:got|gets|get|getting|came|comes|come|coming)\s+back\b", re.I), " back "),
+    (re.compile(r"\btakes?\s+(?:a\s+)?(?:picture|photo|pic)s?\s+of\b", re.I), " photographs "),
+    (re.compile(r"\bcan\s*not\b|\bcan't\b|\bcan’t\b", re.I), " not "),
+    (re.compile(r"\bwon[’']t\b", re.I), " will not "),
+    (re.compile(r"n[’']t\b", re.I), " not"),
+    (re.compile(r"[’']s\b", re.I), " "),
+    (re.compile(r"[’'](?:re|ve|ll|d|m)\b", re.I), " "),
+    (re.compile(r"\$"), " dollar "),
+    (re.compile(r"€"), " euro "),
+    (re.compile(r"£"), " pound "),
+    (re.compile(r"%"), " percent "),
+    (re.compile(r"~"), " about "),
+    (re.compile(r"&|\+"), " and "),
+    (re.compile(r"->|→|=>"), " then "),
+]
+_STEP_SPLIT = re.compile(r"\bthen\b|;|->|→|\bafter that\b|\bnext\b|\bfinally\b", re.IGNORECASE)
+
+
+def _strip_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return unicodedata.normalize("NFC", "".join(ch for ch in decomposed if not unicodedata.combining(ch)))
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    word = CANON.get(word, word)
+    stem = str(_STEMMER.stemWord(word))
+    return CANON.get(stem, stem)
+
+
+@dataclass(frozen=True)
+class _Text:
+    tokens: tuple[str, ...]  # content tokens in order; '~x' marks a negated x
+    verbs: tuple[bool, ...]  # for each token: does it look like a verb
+    numbers: frozenset[str]  # the numbers that must be stated (a 1 only when written in digits)
+    values: frozenset[str]  # every number stated, in any form
+    dates: frozenset[str]
+    days: frozenset[str]
+    months: frozenset[str]
+    names: frozenset[str]  # lower-case proper nouns
+    words: frozenset[str]  # every lower-case word, for name presence
+    words_in_order: tuple[str, ...]
+    meridiem: frozenset[str]
+    number_next: tuple[tuple[str, str], ...]  # (number, the content token after it)
+    subject_person: str | None  # 'partner' in "User's partner ..."
+    steps: tuple[tuple[str, ...], ...]
+
+
+def _date(month: int, day: str, year: str | None = None) -> str:
+    return f"{year or '----'}-{month:02d}-{int(day):02d}"
+
+
+def _numbers_in(words: list[str]) -> tuple[list[str], list[tuple[int, str, bool]]]:
+    """Replace number words by digits; return the words and (index, number, written in digits) triples."""
+    out: list[str] = []
+    found: list[tuple[int, str, bool]] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        value: int | None = None
+        if w in TENS:
+            value = TENS[w]
+            if i + 1 < len(words) and words[i + 1] in ONES and 0 < ONES[words[i + 1]] < 10:
+                value += ONES[words[i + 1]]
+                i += 1
+        elif w in ONES:
+            value = ONES[w]
+        elif w in ORDINALS:
+            value = ORDINALS[w]
+        elif w in MULTIPLIERS:
+            value = MULTIPLIERS[w]
+        if value is not None:
+            if i + 1 < len(words) and words[i + 1] in ("hundred", "thousand"):
+                value *= MULTIPLIERS[words[i + 1]]
+                i += 1
+            found.append((len(out), str(value), False))
+            out.append(str(value))
+        elif _NUMBER.match(w):
+            raw = w.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", w) else w.replace(",", ".")
+            if "." in raw:
+                raw = raw.rstrip("0").rstrip(".")
+            value_text = str(int(raw)) if raw.isdigit() else raw
+            found.append((len(out), value_text, True))
+            out.append(value_text)
+        else:
+            out.append(w)
+        i += 1
+    return out, found
+
+
+@lru_cache(maxsize=16384)
+def analyse(text: str) -> _Text:
+    raw = _strip_accents(unicodedata.normalize("NFKC", text))
+    dates: set[str] = set()
+    handlers: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[str]]], ...] = (
+        (_ISO, lambda m: [_date(int(m.group(2)), m.group(3), m.group(1))]),
+        (
+            _MD_RANGE,
+            lambda m: [_date(_MONTHS[m.group(1).casefold()], d, m.group(4)) for d in (m.group(2), m.group(3))],
+        ),
+        (
+            _DM_RANGE,
+            lambda m: [_date(_MONTHS[m.group(3).casefold()], d, m.group(4)) for d in (m.group(1), m.group(2))],
+        ),
+        (_MD, lambda m: [_date(_MONTHS[m.group(1).casefold()], m.group(2), m.group(3))]),
+        (_DM, lambda m: [_date(_MONTHS[m.group(2).casefold()], m.group(1), m.group(3))]),
+    )
+    for pattern, handler in handlers:
+        for match in pattern.finditer(raw):
+            dates.update(handler(match))
+        raw = pattern.sub(" ", raw)
+    raw = _TIME.sub(lambda m: f" {int(m.group(1))} " + ("" if m.group(2) == "00" else f" {int(m.group(2))} "), raw)
+    for pattern, replacement in _PHRASES:
+        raw = pattern.sub(replacement, raw)
+    raw = _ORDINAL_DIGITS.sub(r" \1 ", raw)
+    raw = _SPLIT_NUM_UNIT.sub(r"\1 \2", raw)
+    # Proper nouns: capitalised words not at the start of a sentence.
+    names: set[str] = set()
+    subject_person: str | None = None
+    sentence_start = True
+    first_words: list[str] = []
+    for token in raw.split():
+        word = re.sub(r"[^\w]", "", token)
+        if word:
+            lower = word.casefold()
+            if len(first_words) < 3:
+                first_words.append(lower)
+            if (
+                word[0].isupper()
+                and not sentence_start
+                and lower not in STOP
+                and lower not in _MONTHS
+                and lower not in _WEEKDAYS
+                and lower.rstrip("s") not in _WEEKDAYS
+                and lower not in ("i", "user")
+                and len(lower) > 1
+                and lower not in CANON
+            ):
+                names.add(lower)
+        sentence_start = bool(re.search(r"[.!?:;]$", token))
+    if len(first_words) >= 2 and first_words[0] in ("user", "their", "the") and first_words[1] in PERSON_WORDS:
+        subject_person = first_words[1]
+    elif len(first_words) >= 3 and first_words[:2] == ["the", "user"] and first_words[2] in PERSON_WORDS:
+        subject_person = first_words[2]
+    lowered = raw.casefold()
+    step_texts = [s for s in _STEP_SPLIT.split(lowered) if s.strip()]
+    words_all = re.findall(r"\d+(?:[.,]\d+)*|[a-z0-9]+", lowered.replace("-", " ").replace("/", " "))
+    words_all, found = _numbers_in(words_all)
+    # 'one' and 'a' are interchangeable ('one 10-minute game' / 'a 10-minute game'); a written 1 is a key.
+    numbers = {n for _, n, digits in found if n != "1" or digits}
+    values = {n for _, n, _ in found}
+    meridiem = {w for w in words_all if w in ("am", "pm")}
+    days = {w.rstrip("s") for w in words_all if w.rstrip("s") in _WEEKDAYS or w in _WEEKDAYS}
+    months = {w for w in re.findall(r"[A-Za-z]+", raw) if w.casefold() in _MONTH_NAMES and w[0].isupper()}
+    tokens, number_next, verbs = _content_with_verbs(words_all)
+    steps = tuple(_content(_numbers_in(re.findall(r"[a-z0-9]+", s.replace("-", " ")))[0])[0] for s in step_texts)
+    return _Text(
+        tokens=tokens,
+        verbs=verbs,
+        numbers=frozenset(numbers),
+        values=frozenset(values),
+        dates=frozenset(dates),
+        days=frozenset(days),
+        months=frozenset(m.casefold() for m in months),
+        names=frozenset(names - {"dollar", "euro", "pound"}),
+        words=frozenset(words_all),
+        words_in_order=tuple(words_all),
+        meridiem=frozenset(meridiem),
+        number_next=tuple(number_next),
+        subject_person=subject_person,
+        steps=tuple(s for s in steps if s),
+    )
+
+
+def _verbish(word: str, previous: str) -> bool:
+    """A crude guess that a word is a verb: an -ing or -ed form, or after the subject, 'to' or an adverb."""
+    return (len(word) > 4 and word.endswith(("ing", "ed"))) or previous in VERB_CONTEXT
+
+
+def _content(words: list[str]) -> tuple[tuple[str, ...], list[tuple[str, str]]]:
+    tokens, number_next, _ = _content_with_verbs(words)
+    return tokens, number_next
+
+
+def _content_with_verbs(words: list[str]) -> tuple[tuple[str, ...], list[tuple[str, str]], tuple[bool, ...]]:
+    verbs: list[bool] = []
+    previous = ""
+    tokens: list[str] = []
+    number_next: list[tuple[str, str]] = []
+    pending: list[str] = []
+    negate = False
+    for w in words:
+        before, previous = previous, w
+        if w in NEGATORS:
+            negate = True
+            pending = []
+            continue
+        if _NUMBER.match(w) or w in ("am", "pm"):
+            if w not in ("am", "pm"):
+                pending.append(w)
+            continue
+        if w in _WEEKDAYS or w.rstrip("s") in _WEEKDAYS or (w in _MONTHS and len(w) > 3):
+            continue
+        if w in NEGATIVE_VERBS:
+            w = NEGATIVE_VERBS[w]
+            negate = not negate
+        if w in STOP:
+            pending = []
+            continue
+        token = _stem(w)
+        if negate:
+            token = NEGATED_SYNONYMS.get("~" + token, "~" + token)
+            negate = False
+        tokens.append(token)
+        verbs.append(_verbish(w, before))
+        number_next.extend((n, token) for n in pending)
+        pending = []
+    return tuple(tokens), number_next, tuple(verbs)
+
+
+@lru_cache(maxsize=16384)
+def _initialisms(words: tuple[str, ...]) -> frozenset[str]:
+    """'pull request' -> 'pr', 'intensive care unit' -> 'icu': the initials of 2 to 4 consecutive words."""
+    return frozenset("".join(w[0] for w in words[i : i + n]) for n in (2, 3, 4) for i in range(len(words) - n + 1))
+
+
+def _quantities(pairs: tuple[tuple[str, str], ...]) -> dict[str, tuple[str, ...]]:
+    """For each word that numbers qualify, its numbers in text order, each once ('minute': ('15', '30'))."""
+    out: dict[str, list[str]] = {}
+    for number, noun in pairs:
+        numbers = out.setdefault(noun, [])
+        if number not in numbers:
+            numbers.append(number)
+    return {noun: tuple(numbers) for noun, numbers in out.items()}
+
+
+def _agree(a: str, b: str) -> bool:
+    return a == b or (len(a) >= 5 and len(b) >= 5 and a[:5] == b[:5] and a[0] != "~" and b[0] != "~")
+
+
+def _covered(gold: tuple[str, ...], cand: tuple[str, ...]) -> list[bool]:
+    """For each gold token: does the candidate state it (equal, prefix, compound or initialism)?"""
+    cand_set = set(cand)
+    gold_set = set(gold)
+    joined = {cand[i] + cand[i + 1] for i in range(len(cand) - 1)}
+    initials = {"".join(t[0] for t in cand[i : i + n]) for n in (2, 3, 4) for i in range(len(cand) - n + 1)}
+    short_forms = {c for c in cand_set if 2 <= len(c) <= 4 and c not in gold_set}
+    out = []
+    for i, token in enumerate(gold):
+        ok = token in cand_set or any(_agree(token, c) for c in cand) or token in joined
+        if not ok and 2 <= len(token) <= 4 and token in initials:
+            ok = True  # 'icu' / 'intensive care unit'
+        if not ok and short_forms:  # gold words the candidate abbreviates: 'high yield savings account' / 'hysa'
+            for n in (2, 3, 4):
+                for start in range(max(0, i - n + 1), i + 1):
+                    span = gold[start : start + n]
+                    if len(span) == n and "".join(t[0] for t in span) in short_forms:
+                        ok = True
+        if not ok and (
+            (i + 1 < len(gold) and gold[i] + gold[i + 1] in cand_set) or (i > 0 and gold[i - 1] + gold[i] in cand_set)
+        ):
+            ok = True  # 'color blind' / 'colorblind'
+        out.append(ok)
+    return out
+
+
+def _substitution(
+    gold: tuple[str, ...], covered: list[bool], cand: tuple[str, ...], verbs: tuple[bool, ...]
+) -> tuple[str, str] | None:
+    """A run of uncovered expected words where the candidate has words of its own in the same place."""
+    back = _covered(cand, gold)
+    # Align on the words both state; a gap of uncovered words on both sides between the same anchors
+    # is a substitution ("paper filter" / "metal mesh sieve").
+    gold_keys = [t if ok else f"\0g{i}" for i, (t, ok) in enumerate(zip(gold, covered, strict=True))]
+    cand_keys = [_anchor(t, gold) if ok else f"\0c{j}" for j, (t, ok) in enumerate(zip(cand, back, strict=True))]
+    matcher = difflib.SequenceMatcher(a=gold_keys, b=cand_keys, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace":
+            continue
+        mine = [gold[i] for i in range(i1, i2) if not covered[i]]
+        theirs = [cand[j] for j in range(j1, j2) if not back[j]]
+        if all(verbs[i] for i in range(i1, i2) if not covered[i]):
+            continue  # verbs are paraphrased freely ('eating' / 'snacking on'); objects are not
+        if mine and theirs and i1 > 0:
+            return " ".join(mine), " ".join(theirs)
+    return None
+
+
+def _anchor(token: str, gold: tuple[str, ...]) -> str:
+    for other in gold:
+        if _agree(token, other):
+            return other
+    return token
+
+
+def _spread(gold: tuple[str, ...], cand: tuple[str, ...]) -> int:
+    """How many candidate words lie between the first and the last expected word it states."""
+    hits = [next((j for j, c in enumerate(cand) if _agree(t, c)), None) for t in gold]
+    found = [h for h in hits if h is not None]
+    return max(found) - min(found) + 1 if len(found) >= 2 else 0
+
+
+def _unique_steps(steps: tuple[tuple[str, ...], ...]) -> list[tuple[str, ...]]:
+    """Each step's words that no other step has."""
+    return [
+        tuple(t for t in step if not any(t in other for k, other in enumerate(steps) if k != index))
+        for index, step in enumerate(steps)
+    ]
+
+
+def _step_positions(steps: list[tuple[str, ...]], cand: tuple[str, ...]) -> list[float | None]:
+    positions: list[float | None] = []
+    for step in steps:
+        hits = sorted(next((j for j, c in enumerate(cand) if _agree(t, c)), -1) for t in step)
+        hits = [h for h in hits if h >= 0]
+        positions.append(hits[len(hits) // 2] if hits else None)
+    return positions
+
+
+@dataclass(frozen=True)
+class FactCoverMatcher:
+    """Asymmetric: the share of the expected text's content the candidate states, after hard checks."""
+
+    name: str = "fact-cover"
+    version: str = "1"
+    threshold: float = 0.6
+
+    def similarity(self, a: str, b: str) -> float:
+        return self.explain(a, b)[0]
+
+    def explain(self, a: str, b: str) -> tuple[float, str]:
+        if normalize(a) == normalize(b):
+            return 1.0, "equal after normalisation"
+        gold, cand = analyse(a), analyse(b)
+        missing_dates = {d for d in gold.dates if d not in cand.dates and f"----{d[4:]}" not in cand.dates}
+        if missing_dates:
+            return 0.0, f"date {', '.join(sorted(missing_dates))} not in the candidate"
+        for label, mine, theirs in (
+            ("number", gold.numbers, cand.values),
+            ("weekday", gold.days, cand.days),
+            ("month", gold.months, cand.months),
+        ):
+            absent = mine - theirs
+            if absent:
+                return 0.0, f"{label} {', '.join(sorted(absent))} not in the candidate"
+        missing_names = {n for n in gold.names if n not in cand.words and n not in _initialisms(cand.words_in_order)}
+        if missing_names:
+            return 0.0, f"name {', '.join(sorted(missing_names))} not in the candidate"
+        if gold.meridiem and cand.meridiem and gold.meridiem != cand.meridiem:
+            return 0.0, "am/pm differs"
+        if cand.subject_person and cand.subject_person != gold.subject_person:
+            return 0.0, f"about the user's {cand.subject_person}, not the user"
+        gold_counts, cand_counts = _quantities(gold.number_next), _quantities(cand.number_next)
+        for noun in sorted(gold_counts.keys() & cand_counts.keys()):
+            if gold_counts[noun] != cand_counts[noun]:
+                said, written = ", ".join(gold_counts[noun]), ", ".join(cand_counts[noun])
+                return 0.0, f"other or swapped numbers for '{noun}' ({said} / {written})"
+        if reversed_around_order_word(a, b):
+            return 0.0, "reversal around an order word"
+        covered = _covered(gold.tokens, cand.tokens)
+        if len(gold.steps) >= 2:
+            unique = _unique_steps(gold.steps)
+            for index, step in enumerate(unique):
+                step_cover = _covered(step, cand.tokens)
+                if step and sum(step_cover) / len(step) < 0.5:
+                    return 0.0, f"step {index + 1} of {len(gold.steps)} not in the candidate"
+            positions = [p for p in _step_positions(unique, cand.tokens) if p is not None]
+            if any(later < earlier for earlier, later in itertools.pairwise(positions)):
+                return 0.0, "steps in another order"
+        if not gold.tokens:
+            return 1.0, "no content words beyond the fact keys"
+        spread = _spread(gold.tokens, cand.tokens)
+        if spread > 2 * len(gold.tokens) + 2:
+            # 'is learning piano' / 'piano practice ... the piece they are learning': the words are
+            # there, scattered through another fact.
+            return 0.0, f"the expected words are scattered over {spread} words of the candidate"
+        cand_set = set(cand.tokens)
+        for token, ok in zip(gold.tokens, covered, strict=True):
+            if ok:
+                continue
+            flipped = token[1:] if token.startswith("~") else "~" + token
+            if flipped in cand_set:
+                return 0.0, f"polarity: '{token}' / '{flipped}'"
+            if token.startswith("~"):
+                return 0.0, f"the negated '{token[1:]}' is not in the candidate"
+        swapped = _substitution(gold.tokens, covered, cand.tokens, gold.verbs)
+        if swapped is not None:
+            return 0.0, f"substitution: '{swapped[0]}' / '{swapped[1]}'"
+        share = sum(covered) / len(gold.tokens)
+        missing = [t for t, ok in zip(gold.tokens, covered, strict=True) if not ok]
+        value = round(share, 9)
+        return value, f"covers {sum(covered)} of {len(gold.tokens)} words" + (
+            f" (missing {' '.join(missing)})" if missing else ""
+        )
