@@ -11,6 +11,7 @@ from enum import StrEnum
 EXPERIMENT = "extraction-eval"
 VLLM_EXPERIMENT = "extraction-eval-vllm"
 BASELINE_EXPERIMENT = "extraction-eval-baselines"
+SENSITIVITY_EXPERIMENT = "extraction-eval-sensitivity"
 BASELINE_ALIAS = "baseline"
 MODEL_PREFIX = "extraction-eval-"
 
@@ -20,6 +21,7 @@ class RunKind(StrEnum):
 
     EVAL = "eval"
     BASELINE_SEED = "baseline_seed"
+    SENSITIVITY = "sensitivity"
 
 
 # Every run and baseline version

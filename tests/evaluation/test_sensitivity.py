@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,34 @@ def test_the_same_seed_picks_the_same_targets() -> None:
     gold = load_gold(TINY, require_manifest=False)
     first = sensitivity_table(run_sensitivity(gold, DEFAULT_MATCHER, seed=5))
     assert first == sensitivity_table(run_sensitivity(gold, DEFAULT_MATCHER, seed=5))
+
+
+def test_the_command_writes_the_table_and_logs_a_run_in_its_own_experiment(
+    local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mlflow import MlflowClient
+    from typer.testing import CliRunner
+
+    from extraction_eval.cli import app
+
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["sensitivity", "--gold", str(TINY), "--output-dir", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "## extraction-eval sensitivity self-test: PASS\n" in result.output
+    assert "| break the JSON of a response | failures/rate | 0.0000 | 0.1250 | 0.1250 | yes |" in result.output
+    table = json.loads((out / "sensitivity.json").read_text())
+    assert table["ok"] is True and table["unmoved_gated"] == []
+    client = MlflowClient(local_store)
+    experiment = client.get_experiment_by_name("extraction-eval-sensitivity")
+    (run,) = client.search_runs([experiment.experiment_id])
+    assert run.data.tags["run_kind"] == "sensitivity" and run.data.tags["gold_version"] == "tiny"
+    assert run.data.metrics["sensitivity/failed_checks"] == 0.0
+    # 20 mutations on tiny (one category flip cannot be tried: no single-label procedural memory)
+    assert run.data.metrics["sensitivity/mutations"] == 20.0
+
+    # A scorer defect fails the self-test: exit 1, and the table says which checks broke.
+    monkeypatch.setattr(metrics_module.MatchedPair, "temporal_ok", property(lambda self: True))
+    broken = CliRunner().invoke(app, ["sensitivity", "--gold", str(TINY), "--output-dir", str(out), "--no-log"])
+    assert broken.exit_code == 1
+    assert broken.output.startswith("## extraction-eval sensitivity self-test: FAIL")
+    assert "Gated metrics no mutation moved (the self-test fails on them): ['temporal_accuracy']." in broken.output

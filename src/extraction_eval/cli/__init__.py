@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from . import _baseline, _cassettes, _gate, _gold, _matcher, _oracle_gate, _run  # noqa: F401  (register commands)
+from . import (  # noqa: F401  (register commands)
+    _baseline,
+    _cassettes,
+    _gate,
+    _gold,
+    _matcher,
+    _oracle_gate,
+    _run,
+    _sensitivity,
+)
 from ._app import app
 
 

@@ -49,6 +49,15 @@ def run_command(
         bool | None,
         typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal, plain lines otherwise)."),
     ] = None,
+    repeat: Annotated[
+        int,
+        typer.Option(
+            "--repeat",
+            min=1,
+            help="Samples per conversation (live and vllm only): metrics over all samples, standard errors "
+            "clustered by conversation, and the samples' agreement.",
+        ),
+    ] = 1,
 ) -> None:
     """Run one evaluation and log it as one MLflow run."""
     from ..pipeline import RunOptions, run_eval, summary_lines
@@ -65,6 +74,7 @@ def run_command(
             max_tokens=max_tokens,
             max_cost_usd=max_cost_usd,
             progress=progress,
+            repeat=repeat,
         ),
     )
     for line in summary_lines(result):

@@ -6,7 +6,7 @@ or record), score, tag, write the output files.
 
 from ._answers import Answer, CollectedAnswers, answer_from_call, answer_from_cassette
 from ._collect import check_record_settings, collect_live, collect_record, collect_replay
-from ._options import RunOptions
+from ._options import RunOptions, check_options
 from ._outputs import (
     COMPARISON_FILE,
     METRICS_FILE,
@@ -39,6 +39,7 @@ __all__ = [
     "build_cases",
     "build_params",
     "build_tags",
+    "check_options",
     "check_record_settings",
     "collect_live",
     "collect_record",

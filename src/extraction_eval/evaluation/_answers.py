@@ -49,6 +49,12 @@ class CollectedAnswers:
     unused: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     tags: Mapping[str, str] = field(default_factory=dict)
+    #: Samples 1..N-1 of a ``--repeat N`` run (``answers`` is sample 0).
+    extra_samples: tuple[Mapping[str, Answer], ...] = ()
+
+    @property
+    def samples(self) -> tuple[Mapping[str, Answer], ...]:
+        return (self.answers, *self.extra_samples)
 
 
 def answer_from_cassette(cassette: Cassette) -> Answer:

@@ -68,7 +68,7 @@ def _call_notes(results: Mapping[str, CallResult]) -> list[str]:
 class _Caller:
     """The provider client, retry policy and budget of one run's live calls."""
 
-    def __init__(self, plan: RunPlan, options: RunOptions):
+    def __init__(self, plan: RunPlan, options: RunOptions, budget: Budget | None = None):
         if options.max_cost_usd is not None and plan.model not in PRICES_PER_MTOK:
             raise ConfigurationError(
                 f"--max-cost-usd needs a price for model {plan.model!r}, and none is known "
@@ -79,7 +79,7 @@ class _Caller:
         self.client: ProviderClient
         self.client, self.redactor = make_client(plan.provider, plan.model, plan.mode, timeout_s=options.timeout_s)
         self.policy = RetryPolicy(max_retries=options.max_retries)
-        self.budget = Budget(plan.model, options.max_tokens, options.max_cost_usd)
+        self.budget = budget or Budget(plan.model, options.max_tokens, options.max_cost_usd)
         self.options = options
 
     def call(
@@ -105,13 +105,22 @@ class _Caller:
 def collect_live(plan: RunPlan, selected: Sequence[Conversation], options: RunOptions) -> CollectedAnswers:
     """``live`` and ``vllm``: call the provider for every selected conversation; no cassette is written."""
     caller = _Caller(plan, options)
-    results = caller.call(selected)
-    stamp = now_iso()
+    samples: list[dict[str, Answer]] = []
+    notes: list[str] = []
+    for index in range(options.repeat):
+        if index:  # a pass closes its client; the next sample gets a new one and shares the budget
+            caller = _Caller(plan, options, caller.budget)
+        results = caller.call(selected)
+        stamp = now_iso()
+        samples.append({cid: answer_from_call(r, stamp) for cid, r in results.items()})
+        prefix = f"sample {index + 1} of {options.repeat}: " if options.repeat > 1 else ""
+        notes += [prefix + note for note in _call_notes(results)]
     return CollectedAnswers(
-        answers={cid: answer_from_call(r, stamp) for cid, r in results.items()},
+        answers=samples[0],
         cassette_kind=CassetteKind.LIVE_CALL,
-        notes=tuple(_call_notes(results)),
+        notes=tuple(notes),
         tags={TAG_BUDGET_EXHAUSTED: flag(caller.budget.exhausted())},
+        extra_samples=tuple(samples[1:]),
     )
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._exceptions import ConfigurationError
+from ..vocab import Mode
+
 
 @dataclass(frozen=True)
 class RunOptions:
@@ -16,3 +19,22 @@ class RunOptions:
     max_tokens: int | None = None
     max_cost_usd: float | None = None
     progress: bool | None = None
+    #: Samples per conversation (``live`` and ``vllm`` only; docs/metrics.md#repeated-samples).
+    repeat: int = 1
+
+
+def check_options(mode: Mode, options: RunOptions) -> None:
+    """What cannot work is refused before anything is called or logged."""
+    if options.repeat < 1:
+        raise ConfigurationError(f"--repeat {options.repeat!r} must be 1 or more.")
+    if options.repeat > 1 and mode not in (Mode.LIVE, Mode.VLLM):
+        what = (
+            "a cassette holds one recorded sample per conversation, so `record --repeat` would have "
+            "nothing to keep the other samples in"
+            if mode is Mode.RECORD
+            else "a replay is deterministic, so every sample would be the same cassette"
+        )
+        raise ConfigurationError(
+            f"--repeat {options.repeat} works with --mode live and --mode vllm only: {what}. "
+            "Use `run --mode live --repeat N` to measure how far samples of the model agree."
+        )

@@ -30,8 +30,10 @@ class RunFiles:
 def per_conversation_rows(scored: ScoredRun) -> list[dict[str, Any]]:
     """One row per conversation: its score and what its answer cost."""
     rows = []
-    for conversation_score, answer in zip(scored.report.conversations, scored.answers, strict=True):
-        row: dict[str, Any] = conversation_score.to_json()
+    samples = scored.samples or (0,) * len(scored.answers)
+    for conversation_score, answer, sample in zip(scored.report.conversations, scored.answers, samples, strict=True):
+        row: dict[str, Any] = {"conversation_id": conversation_score.conversation_id, "sample": sample}
+        row.update(conversation_score.to_json())
         row["usage"] = {
             "input_tokens": answer.input_tokens,
             "output_tokens": answer.output_tokens,

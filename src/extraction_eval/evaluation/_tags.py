@@ -81,6 +81,7 @@ def build_params(plan: RunPlan, gold_dir: Path, conversations: int, options: Run
         params["concurrency"] = str(options.concurrency)
         params["max_retries"] = str(options.max_retries)
         params["timeout_s"] = str(options.timeout_s)
+        params["repeat"] = str(options.repeat)
     return params
 
 

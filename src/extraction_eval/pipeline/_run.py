@@ -14,6 +14,7 @@ from ..evaluation import (
     RunPlan,
     build_params,
     build_tags,
+    check_options,
     describe_run,
     plan_run,
     score_answers,
@@ -48,6 +49,7 @@ class RunResult:
 def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions | None = None) -> RunResult:
     """Load, gate, answer, score, log and write: one evaluation, one MLflow run."""
     options = options or RunOptions()
+    check_options(mode, options)
     gold = load_gold(gold_dir, require_manifest=mode.is_replay)
     plan = plan_run(mode, gold_dir, output_dir, gold.manifest)
     selected = gold.subset_conversations(plan.subset)
@@ -55,7 +57,12 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
     override = verdict is not None and verdict.override
     collected = collect_answers(plan, gold, selected, options, verdict)
     scored = score_answers(
-        gold, selected, collected.answers, model=plan.model, max_failure_rate=options.max_failure_rate
+        gold,
+        selected,
+        collected.answers,
+        model=plan.model,
+        max_failure_rate=options.max_failure_rate,
+        extra_samples=collected.extra_samples,
     )
     tags = build_tags(plan, gold, collected, override=override, git=git_state(project_root()))
     params = build_params(plan, gold_dir, len(selected), options)
