@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from extraction_eval.ratios import RATIO_KEYS, ratio_values, sum_counts
 from extraction_eval.scoring import (
     DEFAULT_MATCHER,
     Case,
@@ -18,7 +19,6 @@ from extraction_eval.scoring import (
     score,
     standard_error,
 )
-from extraction_eval.scoring._metrics import RATIO_KEYS, ratio_values, sum_counts
 from extraction_eval.scoring._uncertainty import per_conversation_counts
 from tests.scoring.test_metrics import ALLERGY, DUR, F, mem, mixed_cases
 

@@ -14,12 +14,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..ratios import Z95, denominator, paired_se, ratio_values, sum_counts
 from ._regression import GateResult, MetricRow, MetricStatus, Verdict
 
 #: Artifacts that hold per-conversation counts: an evaluation run's, and a seeded baseline's.
 PER_CONVERSATION_FILE = "per_conversation.jsonl"
 BASELINE_PER_CONVERSATION_FILE = "baseline_per_conversation.jsonl"
-Z95 = 1.96
 
 #: Per conversation (samples summed): metric key -> (a_i, b_i).
 RunCounts = dict[str, dict[str, tuple[int, int]]]
@@ -59,8 +59,6 @@ def parse_counts(text: str, *, provider: str | None = None) -> RunCounts:
 
 
 def _values(run: RunCounts) -> dict[str, float]:
-    from ..scoring._metrics import ratio_values, sum_counts
-
     return ratio_values(sum_counts(run.values()))
 
 
@@ -72,8 +70,6 @@ def row_stats(
     why_no_interval: str = "",
 ) -> tuple[RowStats, ...]:
     """Interval and resolution of every gated row."""
-    from ..scoring._uncertainty import denominator, paired_se
-
     run_values = _values(run) if run else {}
     base_values = _values(base) if base else {}
     out = []

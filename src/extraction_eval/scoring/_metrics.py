@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..metric_keys import DEFAULT_GATED_METRICS, LOWER_IS_BETTER
+from ..ratios import PR_PARTNERS, RATIO_KEYS, ratio_values, sum_counts
 from ..vocab import CATEGORIES
 from ._assign import assign
-from ._keys import PR_PARTNERS, RATIO_KEYS
 from ._matcher import Matcher, texts_match
 from ._types import Case, ExpectedItem, Failure, Memory
 from ._uncertainty import per_conversation_counts, uncertainty_metrics
@@ -193,32 +193,6 @@ def conversation_counts(s: ConversationScore) -> dict[str, tuple[int, int]]:
     negative = not expected
     out["negatives/false_positive_rate"] = (int(negative and bool(predicted)), int(negative))
     out["failures/rate"] = (int(s.failure is not None), 1)
-    return out
-
-
-def sum_counts(rows: Iterable[Mapping[str, tuple[int, int]]]) -> dict[str, tuple[int, int]]:
-    """Key-wise sums of ``(a, b)`` counts."""
-    totals: dict[str, tuple[int, int]] = {}
-    for row in rows:
-        for key, (a, b) in row.items():
-            ta, tb = totals.get(key, (0, 0))
-            totals[key] = (ta + a, tb + b)
-    return totals
-
-
-def ratio_values(totals: Mapping[str, tuple[int, int]]) -> dict[str, float]:
-    """Each ratio metric from summed counts, with the contract's zero rules.
-
-    A precision or recall over a zero denominator is 1.0 when its partner's denominator is
-    zero too (nothing expected and nothing predicted in its scope), else 0.0. Any other
-    ratio over zero cases is left out.
-    """
-    out: dict[str, float] = {}
-    for key, (a, b) in totals.items():
-        if b > 0:
-            out[key] = a / b
-        elif key in PR_PARTNERS:
-            out[key] = 1.0 if totals[PR_PARTNERS[key]][1] == 0 else 0.0
     return out
 
 

@@ -340,8 +340,7 @@ def counts_jsonl(rows: Sequence[BaselineCountsRow]) -> str:
 
 def check_counts_reproduce(rows: Sequence[BaselineCountsRow], block: ProviderBaseline, where: str) -> None:
     """The counts must give the block's metrics back (every ratio and macro key it lists)."""
-    from ..scoring._metrics import ratio_values, sum_counts
-    from ..scoring._uncertainty import MACRO_PARTS
+    from ..ratios import MACRO_PARTS, ratio_values, sum_counts
 
     values = ratio_values(sum_counts(r.counts for r in rows))
     for key, parts in MACRO_PARTS.items():
