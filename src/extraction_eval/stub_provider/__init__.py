@@ -1,9 +1,10 @@
-"""A local OpenAI-compatible provider for tests and benchmarks (standard-library HTTP only).
+"""A local OpenAI-compatible provider for tests and benchmarks.
 
-It answers ``POST /v1/chat/completions`` for the conversations of a gold folder, recognised
-by their rendered user message, with scripted latency, failures and answer kinds. The
-transport is an asyncio HTTP/1.1 server (keep-alive, ``Content-Length`` bodies) whose event
-loop runs in one background daemon thread, so concurrent requests overlap their latency.
+:class:`StubProviderServer` answers ``POST /v1/chat/completions`` for the conversations of a
+gold folder, recognised by their rendered user message, with scripted latency, failures and
+answer kinds. It is an aiohttp server on 127.0.0.1 whose event loop runs in one background
+daemon thread, so concurrent requests overlap their latency and synchronous tests can use it
+as a context manager.
 """
 
 from ._schema_check import strict_schema_errors
