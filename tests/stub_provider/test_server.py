@@ -17,7 +17,6 @@ from typing import Any
 import httpx
 import openai
 import pytest
-from pydantic import ValidationError
 
 from extraction_eval.contract import (
     SAMPLING,
@@ -304,57 +303,18 @@ def test_latency_counts_from_the_request_arrival(
 
 
 # --- answer kinds ----------------------------------------------------------------------------
+# Every kind's content is pinned on the in-process fake (test_fake.py), and the server answers
+# the same through the real provider (test_fake.py::test_the_fake_answers_what_the_server_answers).
 
 
-def _answer(gold_dir: Path, conversation: Conversation, kind: str) -> Any:
-    with serve(gold_dir, one_conversation({"answer": kind})) as server:
-        return sdk_chat(server, full_messages(conversation))
-
-
-def test_invalid_json_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    choice = _answer(gold_dir, conversations["c001"], "invalid_json").parse().choices[0]
-    assert choice.finish_reason == "stop"
-    with pytest.raises(json.JSONDecodeError):
-        json.loads(choice.message.content)
-
-
-def test_schema_invalid_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    content = _answer(gold_dir, conversations["c001"], "schema_invalid").parse().choices[0]
-    data = json.loads(content.message.content)
-    assert data == {"memories": [{"content": "User lives in Lisbon.", "categories": ["factual"], "supersedes": None}]}
-    with pytest.raises(ValidationError, match="temporal_kind"):
-        BatchExtractionResult.model_validate(data)
-
-
-def test_refusal_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    completion = _answer(gold_dir, conversations["c001"], "refusal").parse()
-    message = completion.choices[0].message
-    assert (message.content, message.refusal) == (None, "I can't help with that.")
-    assert completion.choices[0].finish_reason == "stop"
-    assert completion.usage.completion_tokens == len("I can't help with that.") // 4
-
-
-def test_length_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    choice = _answer(gold_dir, conversations["c001"], "length").parse().choices[0]
-    full = json.dumps({"memories": expected("c001")}, ensure_ascii=False)
-    assert choice.finish_reason == "length"
-    assert choice.message.content == full[: len(full) // 2]
-    with pytest.raises(json.JSONDecodeError):
-        json.loads(choice.message.content)
-
-
-def test_content_filter_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    choice = _answer(gold_dir, conversations["c001"], "content_filter").parse().choices[0]
-    assert choice.finish_reason == "content_filter"
-    assert choice.message.content is None
-
-
-def test_echo_key_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    raw = _answer(gold_dir, conversations["c001"], "echo_key")
+def test_echo_key_answer_also_echoes_the_key_in_a_header(
+    gold_dir: Path, conversations: dict[str, Conversation]
+) -> None:
+    with serve(gold_dir, one_conversation({"answer": "echo_key"})) as server:
+        raw = sdk_chat(server, full_messages(conversations["c001"]))
     assert raw.headers["x-echo-key"] == KEY
     memories = json.loads(raw.parse().choices[0].message.content)["memories"]
     assert memories[0]["content"] == f"User's API key is {KEY}."
-    BatchExtractionResult.model_validate({"memories": memories})
 
 
 # --- attempt counting ------------------------------------------------------------------------
