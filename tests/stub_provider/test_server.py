@@ -71,6 +71,25 @@ def one_conversation(behavior: dict[str, Any], cid: str = "c001") -> dict[str, A
     return {"conversations": {cid: behavior}}
 
 
+def test_the_public_names_are_pinned_and_resolve() -> None:
+    import extraction_eval.stub_provider as stub_provider
+
+    assert stub_provider.__all__ == [
+        "Behavior",
+        "FakeCall",
+        "FakeProvider",
+        "RecordedRequest",
+        "StubProviderServer",
+        "StubScript",
+        "load_answer_set",
+        "serve",
+        "strict_schema_errors",
+    ]
+    assert all(getattr(stub_provider, name) is not None for name in stub_provider.__all__)
+    with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
+        _ = stub_provider.Nope  # type: ignore[attr-defined]
+
+
 # --- the ok answer through the SDK -----------------------------------------------------------
 
 
