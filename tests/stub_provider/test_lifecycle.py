@@ -128,3 +128,24 @@ def test_a_closed_server_can_start_again(gold_dir: Path) -> None:
         with pytest.raises(RuntimeError, match="not running"):
             _ = server.port
     assert len(server.requests) == 2
+
+
+def test_a_stub_bug_is_a_500_in_openais_shape_with_the_traceback_on_stderr(
+    server: StubProviderServer, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from extraction_eval.stub_provider import _server
+
+    async def broken(stub: Any, request: Any) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(_server, "handle", broken)
+    response = httpx.get(f"{server.base_url}/models")
+    assert response.status_code == 500
+    assert response.headers["connection"] == "close"
+    assert response.json()["error"] == {
+        "message": "stub provider: internal error: RuntimeError: boom",
+        "type": "server_error",
+        "param": None,
+        "code": None,
+    }
+    assert "RuntimeError: boom" in capfd.readouterr().err
