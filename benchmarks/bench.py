@@ -257,7 +257,12 @@ def bench_provider(repeat: int, work: Path) -> dict[str, object]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    out: dict[str, object] = {"conversations": len(gold.conversations), "latency_s": latency}
+    out: dict[str, object] = {
+        "conversations": len(gold.conversations),
+        "latency_s": latency,
+        # The machine is shared: how busy it was is part of the figure.
+        "load_average_1_5_15_min": [round(x, 2) for x in os.getloadavg()],
+    }
     try:
         for _ in range(200):
             if port_file.exists() and port_file.read_text().strip():

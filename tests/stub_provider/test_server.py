@@ -1,5 +1,5 @@
-"""The stub provider over real HTTP on 127.0.0.1: the SDK round trip, every scripted behaviour,
-attempt counting, strict-schema checks and the ``python -m`` entry point."""
+"""The stub provider over real HTTP on 127.0.0.1: the SDK round trip, the requests it refuses,
+scripted failures and latency, attempt counting and the ``python -m`` entry point."""
 
 from __future__ import annotations
 
@@ -17,9 +17,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
-from pydantic import ValidationError
 
-from extraction_eval._exceptions import ConfigurationError, GoldDataError
 from extraction_eval.contract import (
     SAMPLING,
     BatchExtractionResult,
@@ -28,13 +26,7 @@ from extraction_eval.contract import (
     system_prompt,
 )
 from extraction_eval.gold import Conversation
-from extraction_eval.stub_provider import (
-    Behavior,
-    StubProviderServer,
-    StubScript,
-    load_answer_set,
-    strict_schema_errors,
-)
+from extraction_eval.stub_provider import StubProviderServer
 
 from .conftest import KEY, MODEL, assert_close_cuts_the_request, expected, request_body, write_jsonl
 
@@ -79,97 +71,23 @@ def one_conversation(behavior: dict[str, Any], cid: str = "c001") -> dict[str, A
     return {"conversations": {cid: behavior}}
 
 
-# --- strict schema -------------------------------------------------------------------------
+def test_the_public_names_are_pinned_and_resolve() -> None:
+    import extraction_eval.stub_provider as stub_provider
 
-
-def test_project_schema_is_strict_compatible() -> None:
-    assert strict_schema_errors(batch_extraction_schema()) == []
-
-
-def _drop_additional(s: dict[str, Any]) -> None:
-    del s["$defs"]["ExtractedMemory"]["additionalProperties"]
-
-
-def _optional_field(s: dict[str, Any]) -> None:
-    s["$defs"]["ExtractedMemory"]["required"].remove("supersedes")
-
-
-def _ref_sibling(s: dict[str, Any]) -> None:
-    s["$defs"]["ExtractedMemory"]["properties"]["temporal_kind"]["description"] = "x"
-
-
-def _keyword(path: tuple[str, ...], key: str, value: Any) -> Any:
-    def mutate(s: dict[str, Any]) -> None:
-        node = s
-        for part in path:
-            node = node[part]
-        node[key] = value
-
-    return mutate
-
-
-CONTENT = ("$defs", "ExtractedMemory", "properties", "content")
-CATEGORIES = ("$defs", "ExtractedMemory", "properties", "categories")
-
-
-@pytest.mark.parametrize(
-    ("mutate", "path", "needle"),
-    [
-        (_drop_additional, "#/$defs/ExtractedMemory", "'additionalProperties' is required"),
-        (_optional_field, "#/$defs/ExtractedMemory", "Missing ['supersedes']"),
-        (_ref_sibling, "#/$defs/ExtractedMemory/properties/temporal_kind", "'$ref' cannot have"),
-        (
-            _keyword(CONTENT, "default", "User"),
-            "#/$defs/ExtractedMemory/properties/content",
-            "'default' is not permitted",
-        ),
-        (
-            _keyword(CATEGORIES, "uniqueItems", True),
-            "#/$defs/ExtractedMemory/properties/categories",
-            "'uniqueItems' is not permitted",
-        ),
-        (
-            _keyword((), "patternProperties", {"^x": {"type": "string"}}),
-            "#",
-            "'patternProperties' is not permitted",
-        ),
-        (
-            _keyword(CONTENT, "if", {"type": "string"}),
-            "#/$defs/ExtractedMemory/properties/content",
-            "'if' is not permitted",
-        ),
-        (
-            _keyword(CONTENT, "not", {"type": "null"}),
-            "#/$defs/ExtractedMemory/properties/content",
-            "'not' is not permitted",
-        ),
-        (
-            _keyword(("$defs", "ExtractedMemory"), "dependentRequired", {"content": ["supersedes"]}),
-            "#/$defs/ExtractedMemory",
-            "'dependentRequired' is not permitted",
-        ),
-        (
-            _keyword(CONTENT, "type", "date"),
-            "#/$defs/ExtractedMemory/properties/content",
-            "type 'date' is not supported",
-        ),
-        (
-            _keyword(("properties", "memories", "items"), "$ref", "#/$defs/Missing"),
-            "#/properties/memories/items",
-            "can't be resolved",
-        ),
-    ],
-)
-def test_strict_schema_rejections_name_the_path(mutate: Any, path: str, needle: str) -> None:
-    schema = batch_extraction_schema()
-    mutate(schema)
-    errors = strict_schema_errors(schema)
-    assert any(f"In context={path!r}" in e and needle in e for e in errors), errors
-
-
-def test_strict_schema_root_must_be_an_object() -> None:
-    errors = strict_schema_errors({"anyOf": [{"type": "string"}, {"type": "null"}]})
-    assert errors == ["In context='#', the root schema must be of type 'object' and not use 'anyOf'."]
+    assert stub_provider.__all__ == [
+        "Behavior",
+        "FakeCall",
+        "FakeProvider",
+        "RecordedRequest",
+        "StubProviderServer",
+        "StubScript",
+        "load_answer_set",
+        "serve",
+        "strict_schema_errors",
+    ]
+    assert all(getattr(stub_provider, name) is not None for name in stub_provider.__all__)
+    with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
+        _ = stub_provider.Nope  # type: ignore[attr-defined]
 
 
 # --- the ok answer through the SDK -----------------------------------------------------------
@@ -230,19 +148,11 @@ def test_answer_set_from_jsonl_replaces_the_gold(
         }
     ]
     path = write_jsonl(tmp_path / "answers.jsonl", [{"conversation_id": "c002", "memories": mine}])
-    assert load_answer_set(path) == {"c002": mine}
     with serve(gold_dir, answers=path) as server:
         c002 = http_post(server, request_body(full_messages(conversations["c002"]))).json()
         c001 = http_post(server, request_body(full_messages(conversations["c001"]))).json()
     assert json.loads(c002["choices"][0]["message"]["content"]) == {"memories": mine}
     assert json.loads(c001["choices"][0]["message"]["content"]) == {"memories": []}
-
-
-def test_answer_set_with_a_duplicate_conversation_is_refused(tmp_path: Path) -> None:
-    row = {"conversation_id": "c001", "memories": []}
-    path = write_jsonl(tmp_path / "answers.jsonl", [row, row])
-    with pytest.raises(GoldDataError, match=r"answers.jsonl:2: conversation 'c001' appears twice"):
-        load_answer_set(path)
 
 
 # --- requests the stub refuses ---------------------------------------------------------------
@@ -412,60 +322,21 @@ def test_latency_counts_from_the_request_arrival(
 
 
 # --- answer kinds ----------------------------------------------------------------------------
+# Every kind's content is pinned on the in-process fake (test_fake.py), and the server answers
+# the same through the real provider (test_fake.py::test_the_fake_answers_what_the_server_answers).
 
 
-def _answer(gold_dir: Path, conversation: Conversation, kind: str) -> Any:
-    with serve(gold_dir, one_conversation({"answer": kind})) as server:
-        return sdk_chat(server, full_messages(conversation))
-
-
-def test_invalid_json_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    choice = _answer(gold_dir, conversations["c001"], "invalid_json").parse().choices[0]
-    assert choice.finish_reason == "stop"
-    with pytest.raises(json.JSONDecodeError):
-        json.loads(choice.message.content)
-
-
-def test_schema_invalid_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    content = _answer(gold_dir, conversations["c001"], "schema_invalid").parse().choices[0]
-    data = json.loads(content.message.content)
-    assert data == {"memories": [{"content": "User lives in Lisbon.", "categories": ["factual"], "supersedes": None}]}
-    with pytest.raises(ValidationError, match="temporal_kind"):
-        BatchExtractionResult.model_validate(data)
-
-
-def test_refusal_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    completion = _answer(gold_dir, conversations["c001"], "refusal").parse()
-    message = completion.choices[0].message
-    assert (message.content, message.refusal) == (None, "I can't help with that.")
-    assert completion.choices[0].finish_reason == "stop"
-    assert completion.usage.completion_tokens == len("I can't help with that.") // 4
-
-
-def test_length_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    choice = _answer(gold_dir, conversations["c001"], "length").parse().choices[0]
-    full = json.dumps({"memories": expected("c001")}, ensure_ascii=False)
-    assert choice.finish_reason == "length"
-    assert choice.message.content == full[: len(full) // 2]
-    with pytest.raises(json.JSONDecodeError):
-        json.loads(choice.message.content)
-
-
-def test_content_filter_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    choice = _answer(gold_dir, conversations["c001"], "content_filter").parse().choices[0]
-    assert choice.finish_reason == "content_filter"
-    assert choice.message.content is None
-
-
-def test_echo_key_answer(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
-    raw = _answer(gold_dir, conversations["c001"], "echo_key")
+def test_echo_key_answer_also_echoes_the_key_in_a_header(
+    gold_dir: Path, conversations: dict[str, Conversation]
+) -> None:
+    with serve(gold_dir, one_conversation({"answer": "echo_key"})) as server:
+        raw = sdk_chat(server, full_messages(conversations["c001"]))
     assert raw.headers["x-echo-key"] == KEY
     memories = json.loads(raw.parse().choices[0].message.content)["memories"]
     assert memories[0]["content"] == f"User's API key is {KEY}."
-    BatchExtractionResult.model_validate({"memories": memories})
 
 
-# --- attempt counting and scripts ------------------------------------------------------------
+# --- attempt counting ------------------------------------------------------------------------
 
 
 def test_fail_first_is_counted_per_conversation(gold_dir: Path, conversations: dict[str, Conversation]) -> None:
@@ -489,38 +360,6 @@ def test_fail_first_is_counted_per_conversation(gold_dir: Path, conversations: d
         assert server.attempts("c001") == 0
         assert http_post(server, c001).status_code == 503
     assert statuses == [503, 429, 500, 200, 200]
-
-
-def test_script_merges_conversation_over_default(tmp_path: Path) -> None:
-    path = tmp_path / "script.json"
-    path.write_text(
-        json.dumps(
-            {
-                "default": {"latency_ms": 5, "answer": "refusal"},
-                "conversations": {"c001": {"answer": "ok"}},
-            }
-        )
-    )
-    script = StubScript.load(path)
-    assert script.behavior_for("c001") == Behavior(latency_ms=5, answer="ok")
-    assert script.behavior_for("c009") == Behavior(latency_ms=5, answer="refusal")
-    assert Behavior(fail_first=(429, "hang")).failure_for(2) == "hang"
-    assert Behavior(fail_first=(429, "hang")).failure_for(3) is None
-
-
-@pytest.mark.parametrize(
-    ("raw", "needle"),
-    [
-        ({"default": {"anser": "ok"}}, "unknown behaviour key(s) ['anser']"),
-        ({"default": {"answer": "maybe"}}, "answer 'maybe' is unknown"),
-        ({"default": {"fail_first": ["explode"]}}, "fail_first entry 'explode' is unknown"),
-        ({"defaults": {}}, "unknown top-level key(s) ['defaults']"),
-    ],
-)
-def test_bad_script_is_refused(raw: dict[str, Any], needle: str) -> None:
-    with pytest.raises(ConfigurationError) as caught:
-        StubScript.from_dict(raw)
-    assert needle in str(caught.value)
 
 
 # --- python -m ------------------------------------------------------------------------------

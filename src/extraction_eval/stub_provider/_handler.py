@@ -1,4 +1,8 @@
-"""Routing, auth, request checks and scripted behaviour: one parsed request in, one reply out."""
+"""Routing, auth, request checks and scripted behaviour: one request in, one reply out.
+
+Nothing here knows the transport: ``_server.py`` turns an aiohttp request into an
+:class:`Incoming` and a :class:`Reply` into a response (or a closed connection).
+"""
 
 from __future__ import annotations
 
@@ -7,15 +11,14 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
-from ._http import Request
 from ._responses import (
     answer_message,
     completion_body,
     dumps,
     error_body,
     models_body,
+    retry_after,
     status_error,
 )
 from ._schema_check import strict_schema_errors
@@ -26,6 +29,19 @@ if TYPE_CHECKING:
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 MODELS_PATHS = ("/v1/models", "/models")
 _INVALID: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    """One request as the handler sees it (header names lower-cased, a repeated name keeps
+    its last value)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    #: The event loop's clock when the request reached the handler: latency counts from here.
+    received_at: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +82,8 @@ def parse_json(data: bytes) -> Any:
 
 
 def route(path: str) -> str:
-    """The request path without query string and trailing slash."""
-    return urlsplit(path).path.rstrip("/") or "/"
+    """The request path without its trailing slash."""
+    return path.rstrip("/") or "/"
 
 
 def request_problem(body: Any) -> tuple[str, str] | None:
@@ -97,7 +113,7 @@ def request_problem(body: Any) -> tuple[str, str] | None:
     return None
 
 
-async def handle(stub: StubProviderServer, request: Request) -> Reply | None:
+async def handle(stub: StubProviderServer, request: Incoming) -> Reply | None:
     """The reply to one request, or None (:data:`DROP`) to close without answering."""
     if request.method == "GET":
         return handle_get(stub, request)
@@ -106,8 +122,8 @@ async def handle(stub: StubProviderServer, request: Request) -> Reply | None:
     return Reply(501, error_body(f"Unsupported method ({request.method!r})."))
 
 
-def handle_get(stub: StubProviderServer, request: Request) -> Reply:
-    path, headers = route(request.target), request.headers
+def handle_get(stub: StubProviderServer, request: Incoming) -> Reply:
+    path, headers = route(request.path), request.headers
     _, serial = stub.record("GET", path, headers, None, None)
     if path == "/health":
         return Reply(200, {"status": "ok"}, serial)
@@ -118,8 +134,8 @@ def handle_get(stub: StubProviderServer, request: Request) -> Reply:
     return Reply(200, models_body(stub.models), serial)
 
 
-async def handle_post(stub: StubProviderServer, request: Request) -> Reply | None:
-    path, headers = route(request.target), request.headers
+async def handle_post(stub: StubProviderServer, request: Incoming) -> Reply | None:
+    path, headers = route(request.path), request.headers
     body = parse_json(request.body)
     is_chat = path in CHAT_PATHS
     cid = stub.identify(body) if is_chat and body is not _INVALID else None
@@ -157,10 +173,10 @@ async def scripted(
 ) -> Reply | None:
     """Latency, then the scripted failure of this attempt, or the scripted answer.
 
-    The latency counts from the request's arrival (``received_at``, the loop's clock when its
-    head was read), as a client measures it: the stub's own parsing and checks are part of
-    the scripted latency, not added to it. Closing the server cancels the sleeps, which
-    closes the connection without a response.
+    The latency counts from the request's arrival (``received_at``, the loop's clock when it
+    reached the handler, before its body was read), as a client measures it: the stub's own
+    parsing and checks are part of the scripted latency, not added to it. Closing the server
+    cancels the sleeps, which closes the connection without a response.
     """
     behavior = stub.script.behavior_for(cid)
     if behavior.latency_ms:
@@ -174,7 +190,7 @@ async def scripted(
         await asyncio.sleep(behavior.hang_s)
         return DROP
     if isinstance(failure, int):
-        extra = (("Retry-After", f"{behavior.retry_after_s:g}"),) if failure == 429 else ()
+        extra = (("Retry-After", retry_after(behavior.retry_after_s)),) if failure == 429 else ()
         return Reply(failure, status_error(failure), serial, extra)
     content, refusal, finish = answer_message(behavior.answer, stub.answers.get(cid, []), api_key=key)
     completion = completion_body(

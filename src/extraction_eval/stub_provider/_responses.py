@@ -98,6 +98,22 @@ def answer_message(
     return ok, None, "stop"
 
 
+def usage(request_messages: Any, answer_text: str) -> dict[str, int]:
+    """Token counts approximated as characters // 4: of every request message, and of the answer."""
+    prompt_tokens = len(message_text(request_messages)) // 4
+    completion_tokens = len(answer_text) // 4
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+
+
+def retry_after(seconds: float) -> str:
+    """The ``Retry-After`` value of a scripted 429."""
+    return f"{seconds:g}"
+
+
 def completion_body(
     *,
     request_id: str,
@@ -107,9 +123,7 @@ def completion_body(
     refusal: str | None,
     finish_reason: str,
 ) -> dict[str, Any]:
-    """A ``chat.completion`` object with deterministic usage (characters // 4)."""
-    prompt_tokens = len(message_text(request_messages)) // 4
-    completion_tokens = len(content or refusal or "") // 4
+    """A ``chat.completion`` object with deterministic usage (see :func:`usage`)."""
     return {
         "id": request_id,
         "object": "chat.completion",
@@ -128,11 +142,7 @@ def completion_body(
                 "finish_reason": finish_reason,
             }
         ],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
+        "usage": usage(request_messages, content or refusal or ""),
         "service_tier": "default",
         "system_fingerprint": SYSTEM_FINGERPRINT,
     }

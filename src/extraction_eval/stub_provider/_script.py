@@ -148,9 +148,13 @@ def gold_answer_set(gold: GoldSet) -> AnswerSet:
     }
 
 
-def coerce_answers(value: Mapping[str, Sequence[Mapping[str, Any]]] | Path | str | None, gold: GoldSet) -> AnswerSet:
+def coerce_answers(
+    value: Mapping[str, Sequence[Mapping[str, Any]]] | Path | str | None, gold: GoldSet | None
+) -> AnswerSet:
+    """An answer set from its mapping or JSONL form; None means the gold's expected memories
+    (or, without a gold, no memories for any conversation)."""
     if value is None:
-        return gold_answer_set(gold)
+        return {} if gold is None else gold_answer_set(gold)
     if isinstance(value, Mapping):
         return {cid: [dict(m) for m in ms] for cid, ms in value.items()}
     return load_answer_set(value)

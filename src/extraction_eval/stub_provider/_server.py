@@ -1,9 +1,12 @@
-"""The stub provider: an OpenAI-compatible chat-completions server.
+"""The stub provider: an OpenAI-compatible chat-completions server on aiohttp.
 
-The transport is an asyncio server whose event loop runs in one background daemon thread
-(``stub-provider``): every connection is a task on that loop, scripted latency and hangs are
-``asyncio.sleep`` calls, and JSON parsing and response building run inline on the loop, so
-concurrent requests overlap instead of competing for the GIL from one thread each.
+aiohttp's low-level server (``aiohttp.web.Server``: one handler for every request, no
+router) runs on an event loop in one background daemon thread (``stub-provider``), so that
+synchronous tests can use the stub as a context manager. Every connection is a task on that
+loop, scripted latency and hangs are ``asyncio.sleep`` calls, and JSON parsing and response
+building run inline on the loop, so concurrent requests overlap instead of competing for the
+GIL from one thread each. HTTP itself (framing, keep-alive, pipelining, ``100-continue``,
+malformed requests) is aiohttp's.
 """
 
 from __future__ import annotations
@@ -23,20 +26,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from aiohttp import web
+
 from .._jsonio import atomic_write_text
 from ..contract import render_conversation
 from ..gold import load_gold
 from ..vocab import DEFAULT_MODELS
-from ._handler import Reply, handle
-from ._http import (
-    CONTINUE,
-    MAX_LINE,
-    ProtocolError,
-    encode_response,
-    read_body,
-    read_request_head,
-)
-from ._responses import dumps, error_body, last_user_text
+from ._handler import DROP, Incoming, Reply, handle
+from ._responses import error_body, last_user_text
 from ._script import AnswerSet, StubScript, coerce_answers
 
 #: The models the stub answers for: each provider's default model.
@@ -44,11 +41,11 @@ STUB_MODELS: tuple[str, ...] = tuple(DEFAULT_MODELS.values())
 
 #: Pending connections the listening socket queues while the loop is busy.
 LISTEN_BACKLOG = 256
-#: How long close() waits for the loop thread, and the loop for cancelled connections.
+#: How long close() waits for the loop thread.
 CLOSE_TIMEOUT_S = 5.0
-#: After refusing a malformed request, how long to drain what the client still sends, so
-#: that closing does not reset the connection before the client has read the refusal.
-LINGER_S = 1.0
+#: How long close() lets a request in flight finish before cutting it (aiohttp's shutdown
+#: timeout): scripted latency and hangs are cut, not waited for.
+CUT_AFTER_S = 0.01
 
 
 @dataclass(frozen=True)
@@ -100,7 +97,6 @@ class StubProviderServer:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping: asyncio.Event | None = None
-        self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
 
     # lifecycle -------------------------------------------------------------------------------
 
@@ -151,99 +147,42 @@ class StubProviderServer:
     async def _main(self, sock: socket.socket, ready: threading.Event) -> None:
         self._loop = asyncio.get_running_loop()
         self._stopping = asyncio.Event()
-        self._connections = {}
-        server = await asyncio.start_server(self._accept, sock=sock, limit=MAX_LINE)
-        ready.set()
+        runner = web.ServerRunner(web.Server(self._serve, access_log=None), shutdown_timeout=CUT_AFTER_S)
+        await runner.setup()
         try:
+            await web.SockSite(runner, sock, backlog=LISTEN_BACKLOG).start()
+            ready.set()
             await self._stopping.wait()
+            # Accept nothing new, and let what was accepted a moment ago reach aiohttp (it takes
+            # two loop iterations): asyncio leaves a connection whose transport is built after
+            # its server closed open and unanswered, and the client would wait for ever.
+            self._loop.remove_reader(sock)
+            for _ in range(3):
+                await asyncio.sleep(0)
         finally:
-            server.close()
-            await self._cut_connections()
+            # Stops listening, closes idle keep-alive connections, and cancels the handlers still
+            # running after CUT_AFTER_S: their connections close without a response.
+            await runner.cleanup()
 
-    async def _cut_connections(self) -> None:
-        """Cancel every connection task (interrupting latency and hangs), then close what is
-        still open: cancelled connections end with a FIN, without a response."""
-        connections = dict(self._connections)
-        for task in connections:
-            task.cancel()
-        if connections:
-            await asyncio.wait(connections, timeout=CLOSE_TIMEOUT_S)
-        for writer in connections.values():
-            writer.transport.abort()  # a no-op for those already closed
-        await asyncio.sleep(0)  # let the transports run their connection_lost callbacks
-
-    # connections -----------------------------------------------------------------------------
-
-    def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """A new connection: registered at once, so that close() can cut it whatever its state."""
-        task = asyncio.get_running_loop().create_task(self._connection(reader, writer))
-        self._connections[task] = writer
-        task.add_done_callback(self._connection_done)
-
-    def _connection_done(self, task: asyncio.Task[None]) -> None:
-        writer = self._connections.pop(task, None)
-        if writer is not None:
-            writer.close()
-        exc = None if task.cancelled() else task.exception()
-        if exc is not None:
-            traceback.print_exception(exc, file=sys.stderr)
-
-    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        sock = writer.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        with contextlib.suppress(OSError, asyncio.IncompleteReadError):
-            while await self._exchange(reader, writer):
-                pass
-
-    async def _exchange(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        """Read one request and answer it; whether the connection stays open for another."""
+    async def _serve(self, request: web.BaseRequest) -> web.StreamResponse:
+        """aiohttp's handler for every request: the reply of :func:`handle` as a response."""
+        received_at = asyncio.get_running_loop().time()
+        headers = {name.lower(): value for name, value in request.headers.items()}
+        body = await request.content.read()  # the whole body, whatever its size
+        incoming = Incoming(request.method, request.path, headers, body, received_at)
         try:
-            request = await read_request_head(reader)
-        except ProtocolError as exc:
-            await self._refuse(reader, writer, exc)
-            return False
-        if request is None:
-            return False
-        request.received_at = asyncio.get_running_loop().time()
-        if request.expect_continue:
-            writer.write(CONTINUE)
-        request.body = await read_body(reader, request)
-        keep_alive = request.keep_alive
-        try:
-            reply = await handle(self, request)
+            reply = await handle(self, incoming)
         except Exception as exc:  # a stub bug: say so rather than hang up silently
             traceback.print_exc(file=sys.stderr)
             message = f"stub provider: internal error: {type(exc).__name__}: {exc}"
-            reply, keep_alive = Reply(500, error_body(message, type_="server_error")), False
-        if reply is None:  # scripted drop or hang: close without a byte of response
-            return False
-        writer.write(
-            encode_response(
-                reply.status,
-                reply.encoded_body(),
-                reply.header_list(),
-                keep_alive=keep_alive,
-                version=request.version,
-                include_body=request.method != "HEAD",
-            )
-        )
-        await writer.drain()
-        return keep_alive
-
-    async def _refuse(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, exc: ProtocolError) -> None:
-        """Answer a malformed request in OpenAI's error shape, then close gracefully."""
-        body = dumps(error_body(exc.message))
-        headers = [("Content-Type", "application/json")]
-        writer.write(encode_response(exc.status, body, headers, keep_alive=False))
-        await writer.drain()
-        if writer.can_write_eof():
-            writer.write_eof()
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(LINGER_S):
-                while await reader.read(MAX_LINE):
-                    pass
+            failed = _response(Reply(500, error_body(message, type_="server_error")))
+            failed.force_close()
+            return failed
+        if reply is DROP:  # scripted drop or hang: close without a byte of response
+            if request.transport is not None:
+                request.transport.close()
+            return web.Response()  # never sent: aiohttp finds the connection closed
+        return _response(reply)
 
     def __enter__(self) -> StubProviderServer:
         return self.start()
@@ -311,6 +250,10 @@ class StubProviderServer:
                 attempt = self._attempts[conversation_id]
             self._requests.append(RecordedRequest(method, path, headers, body, conversation_id, attempt, time.time()))
             return attempt, f"{self._serial:06d}"
+
+
+def _response(reply: Reply) -> web.Response:
+    return web.Response(status=reply.status, body=reply.encoded_body(), headers=reply.header_list())
 
 
 def serve(
