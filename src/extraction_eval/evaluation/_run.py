@@ -267,6 +267,8 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
         }
         for r in rows
     ]
+    # An older run's run.json must not outlive a run that the store refuses: the gate would judge it.
+    (output_dir / "run.json").unlink(missing_ok=True)
     logged = log_eval_run(
         tracking_uri=tracking_uri(),
         experiment_name=plan.experiment,

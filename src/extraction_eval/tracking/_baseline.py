@@ -7,16 +7,18 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from .._exceptions import ConfigurationError, TrackingError
 from .._jsonio import write_json
+from .._settings import hide_uri_password
 from ..gold import BaselineFile, ProviderBaseline
 from ..metric_keys import gated_or_default
 from ..vocab import CassetteKind, Enforcement, Mode, Subset
@@ -38,6 +40,10 @@ from ._names import (
     TAG_SUBSET,
     registered_model_name,
 )
+from ._refused import is_refusal, refusal
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,31 @@ class Registered:
     version: str
     run_id: str
     action: str  # "registered" | "kept" | "promoted"
+
+
+def _store_errors(
+    action: str,
+) -> Callable[[Callable[Concatenate[str, _P], _R]], Callable[Concatenate[str, _P], _R]]:
+    """An MLflow error while writing becomes a TrackingError: a refusal names the account and the fix."""
+
+    def decorate(function: Callable[Concatenate[str, _P], _R]) -> Callable[Concatenate[str, _P], _R]:
+        @functools.wraps(function)
+        def wrapper(uri: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+            from mlflow.exceptions import MlflowException
+
+            try:
+                return function(uri, *args, **kwargs)
+            except MlflowException as exc:
+                raise (
+                    refusal(exc, uri, action)
+                    or TrackingError(
+                        hide_uri_password(f"tracking server {uri!r} failed to {action}: {exc.message}", uri)
+                    )
+                ) from None
+
+        return wrapper
+
+    return decorate
 
 
 def _client(uri: str) -> Any:
@@ -92,6 +123,7 @@ def _version_tags(block: ProviderBaseline, gold_version: str, provider: str, sou
     }
 
 
+@_store_errors("seed the registered baseline")
 def register_from_file(
     uri: str,
     baseline: BaselineFile,
@@ -185,6 +217,7 @@ def _check_promotable(run: Any, run_id: str, *, manual_refresh: bool) -> None:
         raise ConfigurationError(f"run {run_id!r} cannot become a baseline: " + "; ".join(problems) + ".")
 
 
+@_store_errors("promote the run to the registered baseline")
 def promote(
     uri: str,
     run_id: str,
@@ -203,6 +236,8 @@ def promote(
     try:
         run = client.get_run(run_id)
     except MlflowException as exc:
+        if is_refusal(exc):
+            raise  # the decorator names the account and the fix
         raise TrackingError(f"run {run_id!r} not found at {uri!r}: {exc.message}") from None
     _check_promotable(run, run_id, manual_refresh=manual_refresh)
     tags: Mapping[str, str] = run.data.tags
