@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How long the gate takes to fail closed when the tracking server is down (docs/team-server.md).
 
-    python benchmarks/gate_down.py [--with-run]
+    python benchmarks/gate_down.py [--slow]
 
 Runs `extraction-eval gate --run-id <32 zeros>` in a fresh process against five kinds of
 down server on 127.0.0.1 and prints the exit code, the wall-clock time and the reason:
@@ -12,8 +12,10 @@ down server on 127.0.0.1 and prints the exit code, the wall-clock time and the r
 - dropped:  connection attempts go unanswered (a firewall dropping packets);
 - silent:   the connection is accepted but never answered (a hung server).
 
-With --with-run it also times `extraction-eval run --mode smoke` on the tiny fixture gold
-set against the refused port: MLflow's own client retries before giving up.
+With --slow it also times two cases that take minutes: `extraction-eval run --mode smoke`
+on the tiny fixture gold set against the refused port (MLflow's client retries before it
+gives up), and the gate pointed at the database itself (`postgresql+psycopg://` on the
+refused port) instead of a server (MLflow's SQL store retries connecting).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def timed(args: list[str], uri: str, cwd: Path) -> tuple[int, float, str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--with-run", action="store_true", help="also time `run` against the refused port")
+    parser.add_argument("--slow", action="store_true", help="also the cases that take minutes")
     args = parser.parse_args()
 
     closed = socket.socket()
@@ -88,13 +90,16 @@ def main() -> int:
         for label, uri in cases.items():
             code, elapsed, reason = timed(["gate", "--run-id", "0" * 32, "--output-dir", "out"], uri, work)
             print(f"| {label} | {code} | {elapsed:.1f} | {reason} |")
-        if args.with_run:
+        if args.slow:
             gold = work / "tiny"
             shutil.copytree(REPO / "tests" / "fixtures" / "gold" / "tiny", gold)
             subprocess.run([str(CLI), "cassettes", "oracle", "--gold", str(gold)], capture_output=True, check=True)
             run_args = ["run", "--mode", "smoke", "--gold", str(gold), "--output-dir", "out", "--no-progress"]
             code, elapsed, reason = timed(run_args, cases["refused"], work)
             print(f"| refused (`run --mode smoke`) | {code} | {elapsed:.1f} | {reason} |")
+            database = f"postgresql+psycopg://mlflow@127.0.0.1:{refused_port}/mlflow"
+            code, elapsed, reason = timed(["gate", "--run-id", "0" * 32, "--output-dir", "out"], database, work)
+            print(f"| refused database URI (gate) | {code} | {elapsed:.1f} | {reason} |")
     finally:
         shutil.rmtree(work, ignore_errors=True)
         proxy.shutdown()
