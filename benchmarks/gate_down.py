@@ -85,7 +85,7 @@ def main() -> int:
     }
     work = Path(tempfile.mkdtemp(prefix="gate-down-"))
     try:
-        print("| server | gate exit | seconds | reason |")
+        print("| server | exit | seconds | reason |")
         print("| --- | ---: | ---: | --- |")
         for label, uri in cases.items():
             code, elapsed, reason = timed(["gate", "--run-id", "0" * 32, "--output-dir", "out"], uri, work)
