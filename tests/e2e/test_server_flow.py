@@ -1,4 +1,5 @@
-"""End to end against a real `mlflow server` on 127.0.0.1: eval, seed, gate, and every way to fail.
+"""End to end against a real `mlflow server` on 127.0.0.1: eval, seed, gate, and every way to fail,
+on SQLite and on the team server of scripts/team-server (PostgreSQL, basic auth, served artifacts).
 
 The test starts its own server (SQLite backend, one worker, background jobs off), also
 under .ci/run, and stops it by its PID at the end. Commands run through the real CLI.
@@ -26,6 +27,7 @@ from extraction_eval.evidence import evidence_line
 
 from ..conftest import REPO, MlflowServer, free_port
 from ..helpers import drop_memories, mutate_cassettes
+from .conftest import TeamServer
 
 pytestmark = pytest.mark.server
 
@@ -73,8 +75,25 @@ def test_eval_seed_gate_and_every_failure(tiny_gold: Path, tmp_path: Path, monke
         httpx.get(f"{server.uri}/health", timeout=5)
 
 
+@pytest.mark.team_server
+def test_eval_seed_gate_and_every_failure_on_the_team_server(
+    team_server: TeamServer, tiny_gold: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same flow on PostgreSQL, basic auth and served artifacts (scripts/team-server), as its writer."""
+    for name, value in team_server.writer.items():
+        monkeypatch.setenv(name, value)
+    # basic auth answers 403 for a run that does not exist, as for one the account may not read
+    _flow(team_server, team_server.uri, tiny_gold, tmp_path, monkeypatch, missing_run="refused GET /runs/get (403)")
+
+
 def _flow(
-    mlflow_server: MlflowServer, server_uri: str, tiny_gold: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    mlflow_server: MlflowServer | TeamServer,
+    server_uri: str,
+    tiny_gold: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    missing_run: str = "is not in the tracking store",
 ) -> None:
     mlflow_server.reset_registry()
     out = tmp_path / "out"
@@ -227,7 +246,7 @@ except SystemExit as exc:
 
     # 11. fail-closed: a run id that does not exist, and an unreachable server
     code, text = cli("gate", "--run-id", "0" * 32, "--output-dir", str(out))
-    assert code == 2 and "is not in the tracking store" in text
+    assert code == 2 and missing_run in text
     monkeypatch.setenv("MLFLOW_TRACKING_URI", f"http://127.0.0.1:{free_port()}")
     code, text = cli("gate", "--run-id", good_run, "--output-dir", str(out))
     assert code == 2 and "is unreachable" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -14,6 +15,8 @@ import pytest
 import yaml
 
 from ..conftest import REPO, MlflowServer
+from ..helpers import git
+from .conftest import TeamServer
 
 WORKFLOW = REPO / ".github" / "workflows" / "extraction-eval.yml"
 
@@ -80,40 +83,70 @@ def _working_tree_copy(dest: Path) -> Path:
     return dest
 
 
+def _expand(value: str, base_sha: str, context: dict[str, str]) -> str:
+    """A step's `${{ }}` value as GitHub would give it: the PR body empty, the base SHA, vars and secrets."""
+    if "github.event.pull_request.body" in value:
+        return ""
+    if "base.sha" in value:
+        return base_sha
+    found = re.fullmatch(r"\$\{\{\s*(vars|secrets)\.(\w+)\s*\}\}", value)
+    return context.get(found.group(2), "") if found else value
+
+
+def _run_job(
+    job: str, tree: Path, env: dict[str, str], *, skip: tuple[str, ...], context: dict[str, str], base_sha: str
+) -> list[tuple[str, str]]:
+    """Run a job's `run:` steps in order, as the runner would (job env, step env, $GITHUB_ENV)."""
+    bin_dir = Path(sys.executable).parent
+    github_env = tree.parent / f"github-env-{job}"
+    github_env.write_text("")
+    env = {**env, "GITHUB_ENV": str(github_env)}
+    job_env = {k: _expand(v, base_sha, context) for k, v in load()["jobs"][job].get("env", {}).items()}
+    ran = []
+    for step in steps(job):
+        if "run" not in step or step.get("name") in skip:
+            continue
+        step_env = {k: _expand(v, base_sha, context) for k, v in step.get("env", {}).items()}
+        exported = dict(line.split("=", 1) for line in github_env.read_text().splitlines() if "=" in line)
+        script = step["run"].replace(".venv/bin/", f"{bin_dir}/")
+        proc = subprocess.run(
+            ["bash", "-ec", script],
+            cwd=tree,
+            env={**env, **job_env, **exported, **step_env},
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, (step["name"], proc.stdout[-3000:], proc.stderr[-3000:])
+        ran.append((step["name"], proc.stdout))
+    return ran
+
+
 @pytest.mark.server
 @pytest.mark.slow
 def test_gate_and_quick_jobs_run_green_on_this_tree(mlflow_server: MlflowServer, tmp_path: Path) -> None:
     mlflow_server.reset_registry()
     tree = _working_tree_copy(tmp_path / "tree")
-    base_sha = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=tree, capture_output=True, text=True, check=True
-    ).stdout.strip()
+    base_sha = git(tree, "rev-parse", "HEAD").strip()
     bin_dir = Path(sys.executable).parent
     env = {
         **os.environ,
         "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
         "CI": "true",
-        "MLFLOW_TRACKING_URI": mlflow_server.uri,
         "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
     }
-    ran = []
-    for job, skip in (("gate", ("Install", "Start a tracking server")), ("quick", ("Install",))):
-        for step in steps(job):
-            if "run" not in step or step.get("name") in skip:
-                continue
-            step_env = {
-                k: ("" if "github.event.pull_request.body" in v else base_sha if "base.sha" in v else v)
-                for k, v in step.get("env", {}).items()
-            }
-            script = step["run"].replace(".venv/bin/", f"{bin_dir}/")
-            if job == "quick":
-                step_env["MLFLOW_TRACKING_URI"] = f"sqlite:///{tree / 'mlflow.db'}"
-            proc = subprocess.run(
-                ["bash", "-ec", script], cwd=tree, env={**env, **step_env}, capture_output=True, text=True, timeout=600
-            )
-            assert proc.returncode == 0, (step["name"], proc.stdout[-3000:], proc.stderr[-3000:])
-            ran.append(step["name"])
-    assert ran == [
+    # no team server configured (vars and secrets unset): the job's own fresh server, which is this one
+    ran = _run_job(
+        "gate",
+        tree,
+        {**env, "MLFLOW_TRACKING_URI": mlflow_server.uri},
+        skip=("Install", "Choose the tracking server"),
+        context={},
+        base_sha=base_sha,
+    )
+    quick_env = {**env, "MLFLOW_TRACKING_URI": f"sqlite:///{tree / 'mlflow.db'}"}
+    ran += _run_job("quick", tree, quick_env, skip=("Install",), context={}, base_sha=base_sha)
+    assert [name for name, _ in ran] == [
         "Seed the baseline from the base revision",
         "Cassette eval",
         "Regression gate",
@@ -125,3 +158,54 @@ def test_gate_and_quick_jobs_run_green_on_this_tree(mlflow_server: MlflowServer,
     assert "## extraction-eval regression gate: PASS" in summary
     assert "## extraction-eval oracle gate: PASS" in summary
     assert (tree / "output" / "gate.md").is_file()
+
+
+@pytest.mark.team_server
+@pytest.mark.slow
+def test_the_gate_job_runs_green_on_the_team_server(team_server: TeamServer, tmp_path: Path) -> None:
+    """The repository's vars and secrets point the gate job at the team server (docs/team-server.md)."""
+    team_server.reset_registry()
+    tree = _working_tree_copy(tmp_path / "tree")
+    base_sha = git(tree, "rev-parse", "HEAD").strip()
+    bin_dir = Path(sys.executable).parent
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "CI": "true",
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+    }
+    writer = team_server.writer
+    context = {  # what the repository's settings hold: two variables and one secret
+        "EXTRACTION_EVAL_TRACKING_URI": writer["MLFLOW_TRACKING_URI"],
+        "EXTRACTION_EVAL_TRACKING_USERNAME": writer["MLFLOW_TRACKING_USERNAME"],
+        "EXTRACTION_EVAL_TRACKING_PASSWORD": writer["MLFLOW_TRACKING_PASSWORD"],
+    }
+    ran = _run_job("gate", tree, env, skip=("Install",), context=context, base_sha=base_sha)
+    assert [name for name, _ in ran] == [
+        "Choose the tracking server",
+        "Seed the baseline from the base revision",
+        "Cassette eval",
+        "Regression gate",
+        "Oracle gate",
+    ]
+    chosen, seeded = ran[0][1], ran[1][1]
+    assert chosen == f"The team tracking server {team_server.uri}, as extraction-eval-writer.\n"
+    assert "openai: registered version 1" in seeded  # the team server had none: seeded once
+    summary = (tmp_path / "summary.md").read_text()
+    assert "## extraction-eval regression gate: PASS" in summary
+    run_id = json.loads((tree / "output" / "run.json").read_text())["run_id"]
+    run = team_server.api("GET", "/api/2.0/mlflow/runs/get", params={"run_id": run_id}).json()["run"]
+    assert run["info"]["status"] == "FINISHED" and run["info"]["artifact_uri"].startswith("mlflow-artifacts:/")
+    assert not (tree / "mlruns").exists() and not (tree / "mlflow.db").exists()
+    assert writer["MLFLOW_TRACKING_PASSWORD"] not in summary + "".join(out for _, out in ran)
+
+    # the next pull request keeps the team server's baseline: seeding finds one and leaves it
+    again = _run_job(
+        "gate",
+        tree,
+        env,
+        skip=("Install", "Cassette eval", "Regression gate", "Oracle gate"),
+        context=context,
+        base_sha=base_sha,
+    )
+    assert "openai: kept version 1" in again[1][1]

@@ -44,11 +44,12 @@ def test_run_json_without_a_run_id_is_published(
     [
         # a file that is not an SQLite database
         ("corrupt", "failed (DatabaseError: (sqlite3.DatabaseError) file is not a database"),
-        # no driver installed; the password never reaches gate.md or the job summary
+        # no driver installed (the test extras bring psycopg, not pg8000); the password never
+        # reaches gate.md or the job summary
         (
-            "postgresql://u:canary-s3cret@127.0.0.1:1/db",
-            "- reading the tracking store 'postgresql://u:***@127.0.0.1:1/db' failed (ModuleNotFoundError: "
-            "No module named 'psycopg",
+            "postgresql+pg8000://u:canary-s3cret@127.0.0.1:1/db",
+            "- reading the tracking store 'postgresql+pg8000://u:***@127.0.0.1:1/db' failed (ModuleNotFoundError: "
+            "No module named 'pg8000'",
         ),
     ],
 )

@@ -62,6 +62,14 @@ def test_missing_run_is_none_and_refusal_names_the_variables(monkeypatch: pytest
     r, _ = reader(lambda req: httpx.Response(401, text="no"), monkeypatch)
     with pytest.raises(TrackingError, match="MLFLOW_TRACKING_TOKEN or MLFLOW_TRACKING_USERNAME/PASSWORD"):
         r.get_run("x")
+    r, _ = reader(lambda req: httpx.Response(403, text="Permission denied"), monkeypatch)
+    with pytest.raises(TrackingError) as refused:
+        r.get_run("x")
+    assert str(refused.value) == (
+        "tracking server 'http://tracking.example:5000' refused GET /runs/get (403): this account may not read it, or it "
+        "does not exist (MLflow's basic-auth app answers 403 to both). Check the run id, and that the account in "
+        "MLFLOW_TRACKING_USERNAME (or MLFLOW_TRACKING_TOKEN) may read the experiment."
+    )
 
 
 def test_newest_run_searches_by_filter_newest_first(monkeypatch: pytest.MonkeyPatch) -> None:

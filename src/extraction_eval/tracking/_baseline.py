@@ -56,6 +56,7 @@ from ..mlflow_names import (
     registered_model_name,
 )
 from ..vocab import CassetteKind, Enforcement, Mode, Subset
+from ._refused import is_refusal, refusal
 
 
 class BaselineAction(StrEnum):
@@ -83,13 +84,17 @@ def _client(uri: str) -> Any:
 
 
 @contextlib.contextmanager
-def _store_errors(uri: str) -> Iterator[None]:
-    """A request the store refuses (or a store it cannot reach) is a TrackingError, not a traceback."""
+def _store_errors(uri: str, action: str) -> Iterator[None]:
+    """A request the store refuses (or a store it cannot reach) is a TrackingError, not a traceback;
+    a 401 or 403 names the account and the fix (``action`` completes "refused to ...")."""
     from mlflow.exceptions import MlflowException
 
     try:
         yield
     except MlflowException as exc:
+        refused = refusal(exc, uri, action)
+        if refused is not None:
+            raise refused from None
         message = (
             f"the tracking store {uri!r} refused a request ({exc.error_code}: {exc.message}); "
             "check MLFLOW_TRACKING_URI and that the store is up."
@@ -147,7 +152,7 @@ def register_baseline(
     """Seed each provider's baseline from the reviewed file, as a run tagged with where the file
     was read (``gold.read_baseline_source``)."""
     uri = uri or tracking_uri()
-    with _store_errors(uri):
+    with _store_errors(uri, "seed the registered baseline"):
         return _register(_client(uri), source, if_missing=if_missing, replace=replace)
 
 
@@ -246,7 +251,7 @@ def promote(
 ) -> tuple[Registered, ProviderBaseline]:
     """Move the alias to ``run_id`` and rewrite the provider's block of the baseline file."""
     uri = uri or tracking_uri()
-    with _store_errors(uri):
+    with _store_errors(uri, "promote the run to the registered baseline"):
         return _promote(
             _client(uri), uri, run_id, baseline_path, manual_refresh, expect_provider, today or dt.date.today()
         )
@@ -266,6 +271,8 @@ def _promote(
     try:
         run = client.get_run(run_id)
     except MlflowException as exc:
+        if is_refusal(exc):
+            raise  # _store_errors names the account and the fix
         raise TrackingError(f"run {run_id!r} not found at {uri!r}: {exc.message}") from None
     _check_promotable(run, run_id, manual_refresh=manual_refresh)
     tags: Mapping[str, str] = run.data.tags

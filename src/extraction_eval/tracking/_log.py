@@ -20,6 +20,7 @@ from typing import Any
 from .._exceptions import TrackingError
 from ..gold import CONVERSATIONS_FILE, EXPECTED_FILE, GoldSet
 from ..mlflow_names import TAG_LOGGED_ARTIFACTS, TAG_NOTE
+from ._refused import refusal
 
 TABLE_FILE = "per_conversation_table.json"
 
@@ -155,6 +156,9 @@ def log_eval_run(
         client.set_terminated(rid, status)
         return LoggedRun(rid, experiment_id, client.get_experiment(experiment_id).name, tracking_uri, status)
     except MlflowException as exc:
+        refused = refusal(exc, tracking_uri, f"log the run to experiment {experiment_name!r}")
+        if refused is not None:
+            raise refused from None
         raise TrackingError(
             f"MLflow at {tracking_uri!r} refused the run: {exc.message}. Check "
             "MLFLOW_TRACKING_URI and that the server is up."

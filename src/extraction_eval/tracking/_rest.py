@@ -73,10 +73,17 @@ class RestReader:
             ) from None
         if response.status_code == 404:
             return None
-        if response.status_code in (401, 403):
+        if response.status_code == 401:
             raise TrackingError(
                 f"tracking server {self._uri!r} refused the request ({response.status_code}); "
                 "set MLFLOW_TRACKING_TOKEN or MLFLOW_TRACKING_USERNAME/PASSWORD."
+            )
+        if response.status_code == 403:
+            # MLflow's basic-auth app also answers 403 for a run that does not exist.
+            raise TrackingError(
+                f"tracking server {self._uri!r} refused {method} {path} (403): this account may not read it, "
+                "or it does not exist (MLflow's basic-auth app answers 403 to both). Check the run id, and that "
+                "the account in MLFLOW_TRACKING_USERNAME (or MLFLOW_TRACKING_TOKEN) may read the experiment."
             )
         if response.status_code >= 400:
             body = response.text[:300]
