@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import _baseline, _cassettes, _gate, _gold, _matcher, _oracle_gate, _run  # noqa: F401  (register commands)
+from . import _baseline, _cassettes, _gate, _gold, _matcher, _oracle_gate, _rescore, _run  # noqa: F401  (register commands)
 from ._app import app
 
 
