@@ -20,10 +20,11 @@ def rescore_command(
     output_dir: OutputOption = DEFAULT_OUTPUT,
 ) -> None:
     """Score a run's stored raw responses again (no provider call); log a new run tagged rescored_from."""
+    from ..evaluation._judging import JUDGMENTS_FILE, choose_matcher
     from ..pipeline._rescore import rescore_run
-    from ..scoring import resolve_matcher
 
-    result = rescore_run(run_id, resolve_matcher(matcher), gold, output_dir)
+    command = f"extraction-eval run --mode record --matcher judge --gold {gold}"
+    result = rescore_run(run_id, choose_matcher(matcher, gold / JUDGMENTS_FILE, command), gold, output_dir)
     m = result.metrics
     typer.echo(
         f"run {result.logged.run_id} in experiment {result.logged.experiment_name!r}: run {result.source_run_id} "

@@ -16,3 +16,5 @@ class RunOptions:
     max_tokens: int | None = None
     max_cost_usd: float | None = None
     progress: bool | None = None
+    #: ``--matcher``: a registered matcher's name (None: the default), or ``judge``.
+    matcher: str | None = None
