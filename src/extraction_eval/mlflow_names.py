@@ -50,6 +50,7 @@ TAG_RECORDED_FROM = "recorded_from"
 TAG_RECORDED_TO = "recorded_to"
 TAG_BUDGET_EXHAUSTED = "budget_exhausted"  # live modes
 TAG_RECORDING_COMPLETE = "recording_complete"  # record mode
+TAG_RESCORED_FROM = "rescored_from"  # a run scored again from another run's stored responses
 TAG_LOGGED_ARTIFACTS = "mlflow.loggedArtifacts"
 
 # Baseline versions and seed runs

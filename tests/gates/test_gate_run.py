@@ -160,6 +160,19 @@ def test_paired_interval_gate_json_and_verdict_tag_against_a_promoted_baseline(
         "- `recall/factual`: within one row: one memory moves this metric by 0.3333; within the paired 95% "
         "interval: not distinguishable from noise in these conversations" in gate.output
     )
+    # the rows behind each failing metric: t01's memory, matched in the baseline, lost to an empty answer
+    gate_md = (out / "gate.md").read_text()
+    assert "**The rows behind the drop**" in gate_md and "`recall/factual` → `recall/factual`" in gate_md
+    sections = [line for line in gate_md.splitlines() if line.startswith("### ")]
+    assert sections == [
+        "### `recall/factual`: 1 lost, 0 gained",
+        "### `recall/episodic`: 1 lost, 0 gained",
+        "### `micro/recall`: 2 lost, 0 gained",  # for macro/recall
+    ]
+    assert (
+        "| t01 | t01-m1 | lost | User is allergic to penicillin. | User is allergic to penicillin. | 1.000 | "
+        "equal after normalisation | — | — | no prediction in this conversation |" in gate_md
+    )
     # a metric that did not move has a zero-width interval at 0
     same = next(r for r in report["rows"] if r["metric"] == "precision/factual")
     assert same["delta"] == 0.0 and same["ci_low"] == 0.0 and same["ci_high"] == 0.0

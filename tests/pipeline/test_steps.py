@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from extraction_eval.evaluation import RunOptions, plan_run, score_answers, write_outputs
+from extraction_eval.evaluation import RunOptions, parse_responses, plan_run, score_answers, write_outputs
 from extraction_eval.gold import load_gold
 from extraction_eval.pipeline import check_contract, collect_answers
 from extraction_eval.vocab import CassetteKind, Mode
@@ -36,7 +36,18 @@ def test_the_steps_run_alone_and_the_answers_score_again(tiny_gold: Path, tmp_pa
     )
 
     files = write_outputs(tmp_path / "out", tiny_gold, again)
-    assert [p.name for p in files.artifacts] == ["metrics.json", "per_conversation.jsonl", "cassette_manifest.json"]
+    assert [p.name for p in files.artifacts] == [
+        "metrics.json",
+        "per_conversation.jsonl",
+        "responses.jsonl",
+        "cassette_manifest.json",
+    ]
+    # responses.jsonl gives back the same answers, so scoring them again gives the same numbers
+    stored = parse_responses((tmp_path / "out" / "responses.jsonl").read_text(), "responses.jsonl")
+    assert stored == {cid: replace(a, latency_s=None, retries=0) for cid, a in answers.items()}
+    assert stored["t02"].finish_reason == "length" and stored["t02"].input_tokens == answers["t02"].input_tokens
+    rescored = score_answers(gold, selected, stored, model=plan.model)
+    assert rescored.metrics == again.metrics
     rows = [json.loads(line) for line in (tmp_path / "out" / "per_conversation.jsonl").read_text().splitlines()]
     assert rows[1]["conversation_id"] == "t02" and rows[1]["failure_reason"] == "length"
     assert not (tmp_path / "out" / "run.json").exists()  # no MLflow step ran

@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (register commands)
     _gold,
     _matcher,
     _oracle_gate,
+    _rescore,
     _run,
     _sensitivity,
 )

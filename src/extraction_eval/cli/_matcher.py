@@ -32,16 +32,17 @@ def calibrate_command(
 ) -> None:
     """Acceptance, refusal, precision, F1 and kappa with 95% intervals, by kind and category; then the misses."""
     from .._exceptions import ConfigurationError
+    from ..evaluation._judging import JUDGMENTS_FILE, choose_matcher
     from ..gold import load_gold
     from ..gold._calibration import Half, load_pairs
     from ..scoring._calibration import LabeledPair, calibrate
-    from ..scoring._registry import resolve_matcher
 
     try:
         chosen_half = Half(half)
     except ValueError:
         raise ConfigurationError(f"--half {half!r} is not a half; use one of {[h.value for h in Half]!r}.") from None
-    chosen = resolve_matcher(matcher)
+    command = f"extraction-eval matcher record-judgments --pairs {pairs} --half {half}"
+    chosen = choose_matcher(matcher, Path(pairs) / JUDGMENTS_FILE, command)
     data = load_gold(gold, require_manifest=False)
     rows = load_pairs(pairs, chosen_half, data.memories)
     labeled = [
@@ -59,6 +60,31 @@ def calibrate_command(
     report = calibrate(chosen, labeled)
     for line in render_report(report, Path(pairs) / chosen_half.file_name):
         typer.echo(line)
+
+
+@matcher_app.command("record-judgments")
+def record_judgments_command(
+    pairs: PairsOption = Path("gold/matcher-calibration"),
+    half: Annotated[str, typer.Option("--half", help="heldout or tuning.")] = "heldout",
+    gold: GoldOption = DEFAULT_GOLD,
+) -> None:
+    """Ask the judge model (OPENAI_API_KEY, EXTRACTION_EVAL_JUDGE_MODEL) about every calibration pair
+    with no recorded judgment; store them in the pairs folder's judgments.jsonl."""
+    from .._exceptions import ConfigurationError
+    from ..evaluation._judging import JUDGMENTS_FILE, record_judgments
+    from ..gold import load_gold
+    from ..gold._calibration import Half, load_pairs
+
+    try:
+        chosen_half = Half(half)
+    except ValueError:
+        raise ConfigurationError(f"--half {half!r} is not a half; use one of {[h.value for h in Half]!r}.") from None
+    rows = load_pairs(pairs, chosen_half, load_gold(gold, require_manifest=False).memories)
+    command = f"extraction-eval matcher record-judgments --pairs {pairs} --half {half}"
+    asked, failed = record_judgments([(p.gold, p.candidate) for p in rows], Path(pairs) / JUDGMENTS_FILE, command)
+    typer.echo(
+        f"asked the judge about {asked} pair(s) ({failed} without a usable answer); {Path(pairs) / JUDGMENTS_FILE}"
+    )
 
 
 def render_report(report: object, path: Path) -> list[str]:

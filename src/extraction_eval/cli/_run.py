@@ -45,6 +45,13 @@ def run_command(
         float | None,
         typer.Option("--max-cost-usd", min=0.0, help="Dollar budget (estimated): no new request once reached."),
     ] = None,
+    matcher: Annotated[
+        str | None,
+        typer.Option(
+            "--matcher",
+            help="name@version, a bare name (its latest), or judge (recorded judgments; asked in --mode record).",
+        ),
+    ] = None,
     progress: Annotated[
         bool | None,
         typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal, plain lines otherwise)."),
@@ -75,6 +82,7 @@ def run_command(
             max_cost_usd=max_cost_usd,
             progress=progress,
             repeat=repeat,
+            matcher=matcher,
         ),
     )
     for line in summary_lines(result):

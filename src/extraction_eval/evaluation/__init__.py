@@ -19,6 +19,7 @@ from ._outputs import (
     write_run_json,
 )
 from ._plan import RunPlan, plan_run
+from ._responses import RESPONSES_FILE, parse_responses, response_row, write_responses
 from ._score import ScoredRun, build_cases, score_answers
 from ._tags import build_params, build_tags, describe_run
 from ._usage import percentile, provenance_tags, usage_metrics
@@ -27,6 +28,7 @@ __all__ = [
     "COMPARISON_FILE",
     "METRICS_FILE",
     "PER_CONVERSATION_FILE",
+    "RESPONSES_FILE",
     "RUN_FILE",
     "Answer",
     "CollectedAnswers",
@@ -45,13 +47,16 @@ __all__ = [
     "collect_record",
     "collect_replay",
     "describe_run",
+    "parse_responses",
     "per_conversation_rows",
     "percentile",
     "plan_run",
     "provenance_tags",
+    "response_row",
     "score_answers",
     "table_rows",
     "usage_metrics",
     "write_outputs",
+    "write_responses",
     "write_run_json",
 ]

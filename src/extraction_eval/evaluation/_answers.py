@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..gold import Cassette
 from ..providers import CallResult, usage_tokens
@@ -31,6 +32,8 @@ class Answer:
     system_fingerprint: str | None = None
     recorded_at: str | None = None
     retries: int = 0
+    #: The provider's usage object as it reported it (None when it reported none).
+    usage: Mapping[str, Any] | None = None
 
     def outcome(self) -> Outcome:
         """Predictions or a typed failure, parsed from the raw response (never repaired)."""
@@ -68,6 +71,7 @@ def answer_from_cassette(cassette: Cassette) -> Answer:
         output_tokens=tokens_out,
         system_fingerprint=cassette.system_fingerprint,
         recorded_at=cassette.recorded_at,
+        usage=cassette.usage,
     )
 
 
@@ -91,4 +95,5 @@ def answer_from_call(result: CallResult, recorded_at: str | None) -> Answer:
         system_fingerprint=answer.system_fingerprint,
         recorded_at=recorded_at,
         retries=result.retries,
+        usage=answer.usage,
     )

@@ -21,6 +21,8 @@ class RunOptions:
     progress: bool | None = None
     #: Samples per conversation (``live`` and ``vllm`` only; docs/metrics.md#repeated-samples).
     repeat: int = 1
+    #: ``--matcher``: a registered matcher's name (None: the default), or ``judge``.
+    matcher: str | None = None
 
 
 def check_options(mode: Mode, options: RunOptions) -> None:

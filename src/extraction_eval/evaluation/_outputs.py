@@ -1,5 +1,5 @@
-"""The run's files in the output folder: metrics.json, per_conversation.jsonl, the manifest
-it used, and run.json (docs/tracking.md)."""
+"""The run's files in the output folder: metrics.json, per_conversation.jsonl, responses.jsonl,
+the manifest it used, and run.json (docs/tracking.md)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 from .._jsonio import atomic_write_bytes, atomic_write_text, dumps_line, write_json
 from .._settings import hide_uri_password
 from ..gold import MANIFEST_FILE
+from ._responses import write_responses
 from ._score import ScoredRun
 
 METRICS_FILE = "metrics.json"
@@ -60,14 +61,14 @@ def table_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def write_outputs(output_dir: Path, gold_dir: Path, scored: ScoredRun) -> RunFiles:
-    """metrics.json, per_conversation.jsonl and a copy of the gold folder's manifest."""
+    """metrics.json, per_conversation.jsonl, responses.jsonl and a copy of the gold folder's manifest."""
     output_dir.mkdir(parents=True, exist_ok=True)
     metrics_path = output_dir / METRICS_FILE
     write_json(metrics_path, dict(sorted(scored.metrics.items())))
     rows = per_conversation_rows(scored)
     per_conversation = output_dir / PER_CONVERSATION_FILE
     atomic_write_text(per_conversation, "".join(dumps_line(r) + "\n" for r in rows))
-    artifacts = [metrics_path, per_conversation]
+    artifacts = [metrics_path, per_conversation, write_responses(output_dir, scored.answers)]
     # The manifest the run used, beside its numbers in the output folder too (and never
     # an older run's copy beside these numbers when this gold folder has none).
     manifest_copy = output_dir / MANIFEST_FILE

@@ -71,12 +71,14 @@ def build_tags(
     return tags
 
 
-def build_params(plan: RunPlan, gold_dir: Path, conversations: int, options: RunOptions) -> dict[str, str]:
+def build_params(
+    plan: RunPlan, gold_dir: Path, conversations: int, options: RunOptions, *, matcher: Matcher = DEFAULT_MATCHER
+) -> dict[str, str]:
     """The sampling parameters, the gold folder and size, and the knobs of live calls."""
     params = {f"sampling.{k}": str(v) for k, v in SAMPLING.items()}
     params["gold_dir"] = str(gold_dir)
     params["conversations"] = str(conversations)
-    params.update(matcher_params(DEFAULT_MATCHER))  # the default matcher's held-out figures (docs/matcher.md)
+    params.update(matcher_params(matcher))  # the matcher's held-out figures (docs/matcher.md)
     if not plan.mode.is_replay:
         params["concurrency"] = str(options.concurrency)
         params["max_retries"] = str(options.max_retries)

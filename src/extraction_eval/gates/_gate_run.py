@@ -46,7 +46,7 @@ from ._paired import (
     row_stats,
     verdict_word,
 )
-from ._regression import GateResult, Verdict, _cannot, judge
+from ._regression import GateResult, MetricStatus, Verdict, _cannot, judge
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,7 @@ def render_markdown(
     heading: str = "regression gate",
     stats: Sequence[RowStats] = (),
     no_interval: str = "",
+    drops: Sequence[str] = (),
 ) -> str:
     """The report written to output/gate.md and the job summary."""
     title = {
@@ -183,6 +184,7 @@ def render_markdown(
             lines += ["", "**Reading the failures:**", *notes]
         if no_interval:
             lines += ["", f"No paired interval: {no_interval}."]
+        lines += drops
     if baseline_note:
         lines += ["", baseline_note]
     return "\n".join(lines) + "\n"
@@ -270,6 +272,60 @@ def publish(markdown: str, output_dir: Path, *, name: str = "gate.md") -> Path:
     return path
 
 
+def _run_rows_text(reader: TrackingReader, run: TrackedRun, output_dir: Path) -> str | None:
+    """The run's per_conversation.jsonl: from the output folder when its run.json names the run."""
+    local = output_dir / PER_CONVERSATION_FILE
+    try:
+        same = json.loads((output_dir / "run.json").read_text(encoding="utf-8")).get("run_id") == run.run_id
+    except (OSError, ValueError, AttributeError):
+        same = False
+    if same and local.is_file():
+        return local.read_text(encoding="utf-8")
+    return reader.read_artifact(run, PER_CONVERSATION_FILE)
+
+
+def drop_lines(reader: TrackingReader, result: GateResult, output_dir: Path) -> list[str]:
+    """For every failing metric, the expected memories matched in the baseline run and unmatched
+    in the judged run (both runs' per-conversation records are needed), as Markdown."""
+    failing = [row.key for row in result.rows if row.status is MetricStatus.FAIL]
+    run, base = result.run, result.baseline
+    if not failing or run is None or base is None:
+        return []
+    heading = [
+        "",
+        "**The rows behind the drop** (expected memories matched in the baseline run, unmatched in this run):",
+    ]
+    base_run = base.run
+    if base_run is None or base_run.tags.get(TAG_RUN_KIND) == RunKind.BASELINE_SEED.value:
+        return [*heading, "", "not available: the baseline has no evaluation run with a per-conversation record."]
+    run_text = _run_rows_text(reader, run, output_dir)
+    base_text = reader.read_artifact(base_run, PER_CONVERSATION_FILE)
+    if run_text is None or base_text is None:
+        return [*heading, "", f"not available: no {PER_CONVERSATION_FILE} for one of the two runs."]
+    from ..scoring import DEFAULT_MATCHER, MATCHERS
+    from ._flips import flips, parse_rows, recall_key_for, render_flips
+
+    try:
+        run_rows = parse_rows(run_text, f"run {run.run_id} {PER_CONVERSATION_FILE}")
+        base_rows = parse_rows(base_text, f"baseline run {base_run.run_id} {PER_CONVERSATION_FILE}")
+    except ValueError as exc:
+        return [*heading, "", f"not available: {exc}."]
+    keys = list(dict.fromkeys(recall_key_for(k) for k in failing))
+    matcher_base = MATCHERS.get(base_run.tags.get(TAG_MATCHER, ""), DEFAULT_MATCHER)
+    matcher_run = MATCHERS.get(run.tags.get(TAG_MATCHER, ""), DEFAULT_MATCHER)
+    lost = [f for f in flips(base_rows, run_rows, matcher_base, matcher_run, keys) if f.direction == "lost"]
+    lines = [
+        *heading,
+        "",
+        "Failing metrics and the recall they are read through: "
+        + ", ".join(f"`{k}` → `{recall_key_for(k)}`" for k in failing)
+        + ".",
+    ]
+    if not lost:
+        return [*lines, "", "none: no expected memory went from matched to unmatched."]
+    return lines + render_flips(lost, "baseline", "run")
+
+
 def _counts(
     reader: TrackingReader, result: GateResult, output_dir: Path
 ) -> tuple[RunCounts | None, RunCounts | None, str]:
@@ -277,16 +333,7 @@ def _counts(
     run, base = result.run, result.baseline
     if run is None or base is None:
         return None, None, ""
-    run_text = None
-    local = output_dir / PER_CONVERSATION_FILE
-    try:
-        same = json.loads((output_dir / "run.json").read_text(encoding="utf-8")).get("run_id") == run.run_id
-    except (OSError, ValueError, AttributeError):
-        same = False
-    if same and local.is_file():
-        run_text = local.read_text(encoding="utf-8")
-    else:
-        run_text = reader.read_artifact(run, PER_CONVERSATION_FILE)
+    run_text = _run_rows_text(reader, run, output_dir)
     if run_text is None:
         return None, None, f"run {run.run_id} has no {PER_CONVERSATION_FILE} to pair by"
     if base.run is None:
@@ -320,6 +367,7 @@ def run_gate(run_id: str | None, output_dir: Path, gold_dir: Path) -> tuple[Gate
 
     reader: TrackingReader | None = None
     stats: tuple[RowStats, ...] = ()
+    drops: list[str] = []
     why = ""
     try:
         choice = choose_run(run_id, output_dir)
@@ -328,10 +376,11 @@ def run_gate(run_id: str | None, output_dir: Path, gold_dir: Path) -> tuple[Gate
         if result.rows and result.run is not None:
             run_counts, base_counts, why = _counts(reader, result, output_dir)
             stats = row_stats(result.rows, run_counts, base_counts, result.run.metrics, why)
+            drops = drop_lines(reader, result, output_dir)
     except TrackingError as exc:
         result = _cannot(str(exc))
     note = baseline_file_note(gold_dir, result.baseline)
-    markdown = render_markdown(result, baseline_note=note, stats=stats, no_interval=why)
+    markdown = render_markdown(result, baseline_note=note, stats=stats, no_interval=why, drops=drops)
     if reader is not None and result.run is not None:
         try:
             reader.annotate(result.run, {TAG_GATE_VERDICT: verdict_word(result)}, {"gate.md": markdown})

@@ -25,7 +25,15 @@ from ..scoring import ScoreReport
 from ..tracking._log import LoggedRun
 from ..vocab import CassetteKind, Mode
 from ._compare import live_comparison
-from ._steps import check_contract, collect_answers, contract_notes, experiment_notes, log_run, write_run_file
+from ._steps import (
+    check_contract,
+    choose_run_matcher,
+    collect_answers,
+    contract_notes,
+    experiment_notes,
+    log_run,
+    write_run_file,
+)
 
 
 @dataclass(frozen=True)
@@ -56,16 +64,18 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
     verdict = check_contract(plan, gold, selected)
     override = verdict is not None and verdict.override
     collected = collect_answers(plan, gold, selected, options, verdict)
+    matcher = choose_run_matcher(plan, gold, selected, collected.answers, options)
     scored = score_answers(
         gold,
         selected,
         collected.answers,
         model=plan.model,
         max_failure_rate=options.max_failure_rate,
+        matcher=matcher,
         extra_samples=collected.extra_samples,
     )
-    tags = build_tags(plan, gold, collected, override=override, git=git_state(project_root()))
-    params = build_params(plan, gold_dir, len(selected), options)
+    tags = build_tags(plan, gold, collected, override=override, git=git_state(project_root()), matcher=matcher)
+    params = build_params(plan, gold_dir, len(selected), options, matcher=matcher)
     files = write_outputs(output_dir, gold_dir, scored)
     description = describe_run(plan, gold.version, collected.cassette_kind, override=override)
     logged = log_run(plan, gold, scored, files, tags=tags, params=params, description=description)

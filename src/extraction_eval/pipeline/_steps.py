@@ -8,20 +8,24 @@ from pathlib import Path
 from .._exceptions import ContractDriftError
 from .._settings import mlflow_run_id, tracking_uri
 from ..evaluation import (
+    Answer,
     CollectedAnswers,
     RunFiles,
     RunOptions,
     RunPlan,
     ScoredRun,
+    build_cases,
     collect_live,
     collect_record,
     collect_replay,
     table_rows,
     write_run_json,
 )
+from ..evaluation._judging import JUDGMENTS_FILE, choose_matcher, is_judge, record_judgments
 from ..evidence import evidence_line
 from ..gates._contract_gate import ContractVerdict, check_live_inputs, contract_gate
 from ..gold import MANIFEST_FILE, Conversation, GoldSet, read_cassettes
+from ..scoring import Matcher, candidate_pairs
 from ..tracking._log import LoggedRun, gold_dataset, log_eval_run
 from ..vocab import Mode
 
@@ -58,6 +62,23 @@ def collect_answers(
     if plan.mode is Mode.RECORD:
         return collect_record(plan, gold, options)
     return collect_live(plan, selected, options)
+
+
+def choose_run_matcher(
+    plan: RunPlan,
+    gold: GoldSet,
+    selected: Sequence[Conversation],
+    answers: Mapping[str, Answer],
+    options: RunOptions,
+) -> Matcher:
+    """``--matcher``: a registered matcher, or the judge. In ``record`` the judge is asked about
+    every candidate pair with no recorded judgment (stored in the gold folder's judgments.jsonl);
+    in every mode its judgments are then replayed, and a missing one fails closed."""
+    path = gold.path / JUDGMENTS_FILE
+    command = f"extraction-eval run --mode record --matcher judge --gold {gold.path}"
+    if is_judge(options.matcher) and plan.mode is Mode.RECORD:
+        record_judgments(candidate_pairs(build_cases(gold, selected, answers)), path, command)
+    return choose_matcher(options.matcher, path, command)
 
 
 def log_run(

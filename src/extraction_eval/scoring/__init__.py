@@ -2,6 +2,7 @@
 
 from ._assign import Pair, assign
 from ._cover import FactCoverMatcher
+from ._judge import JUDGE_NAME, JudgeMatcher, MissingJudgment, candidate_pairs
 from ._matcher import KeyedDiceMatcher, Matcher, fact_keys, matcher_id, normalize
 from ._metrics import (
     DEFAULT_GATED_METRICS,
@@ -22,6 +23,7 @@ from ._uncertainty import Z95, denominator, paired_se, standard_error, uncertain
 __all__ = [
     "DEFAULT_GATED_METRICS",
     "DEFAULT_MATCHER",
+    "JUDGE_NAME",
     "LOWER_IS_BETTER",
     "MATCHERS",
     "Z95",
@@ -31,15 +33,18 @@ __all__ = [
     "FactCoverMatcher",
     "Failure",
     "FailureReason",
+    "JudgeMatcher",
     "KeyedDiceMatcher",
     "MatchedPair",
     "Matcher",
     "Memory",
+    "MissingJudgment",
     "Outcome",
     "Pair",
     "ScoreReport",
     "aggregate",
     "assign",
+    "candidate_pairs",
     "conversation_counts",
     "denominator",
     "fact_keys",

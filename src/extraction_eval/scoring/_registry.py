@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from .._exceptions import ConfigurationError
 from ._cover import FactCoverMatcher
+from ._judge import JUDGE_NAME
 from ._matcher import KeyedDiceMatcher, Matcher, matcher_id
 
 DEFAULT_MATCHER: Matcher = FactCoverMatcher()
@@ -40,6 +41,10 @@ def resolve_matcher(name: str | None) -> Matcher:
         return DEFAULT_MATCHER
     if name in MATCHERS:
         return MATCHERS[name]
+    if name.split("@", 1)[0] == JUDGE_NAME:
+        raise ConfigurationError(
+            "--matcher judge replays recorded judgments: use it with `run`, `rescore` or `matcher calibrate`."
+        )
     versions = [m for m in MATCHERS.values() if m.name == name]
     if versions:
         return max(versions, key=_version_key)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..contract._judge import JUDGE_SCHEMA_NAME, judge_pair
 from ._responses import (
     answer_message,
     completion_body,
@@ -113,6 +114,24 @@ def request_problem(body: Any) -> tuple[str, str] | None:
     return None
 
 
+def _is_judge(body: Mapping[str, Any]) -> bool:
+    spec = (body.get("response_format") or {}).get("json_schema") or {}
+    return isinstance(spec, Mapping) and spec.get("name") == JUDGE_SCHEMA_NAME
+
+
+def judge_answer(verdict: str) -> tuple[str | None, str | None]:
+    """(content, refusal) of a scripted judge answer."""
+    if verdict == "same":
+        return '{"same_fact": true}', None
+    if verdict == "different":
+        return '{"same_fact": false}', None
+    if verdict == "malformed":
+        return "Yes, they are the same fact.", None
+    if verdict == "refusal":
+        return None, "I can't help with comparing these texts."
+    raise ValueError(f"stub judgments: {verdict!r} is not one of 'same', 'different', 'malformed', 'refusal'")
+
+
 async def handle(stub: StubProviderServer, request: Incoming) -> Reply | None:
     """The reply to one request, or None (:data:`DROP`) to close without answering."""
     if request.method == "GET":
@@ -150,6 +169,17 @@ async def handle_post(stub: StubProviderServer, request: Incoming) -> Reply | No
         return Reply(400, error_body(_BAD_JSON), serial)
     if (problem := request_problem(body)) is not None:
         return Reply(400, error_body(problem[0], param=problem[1]), serial)
+    if (pair := judge_pair(body.get("messages"))) is not None and _is_judge(body):
+        content, refusal = judge_answer(stub.judgments.get(pair, "different"))
+        completion = completion_body(
+            request_id=f"chatcmpl-stub-{serial}",
+            model=body["model"],
+            request_messages=body["messages"],
+            content=content,
+            refusal=refusal,
+            finish_reason="stop",
+        )
+        return Reply(200, completion, serial)
     if cid is None or attempt is None:
         message = (
             "stub provider: the last user message matches no conversation of gold folder "

@@ -78,6 +78,7 @@ class StubProviderServer:
         port: int = 0,
         *,
         models: Sequence[str] = STUB_MODELS,
+        judgments: Mapping[tuple[str, str], str] | None = None,
     ) -> None:
         gold = load_gold(Path(gold_dir), require_manifest=False)
         self.gold_dir = Path(gold_dir)
@@ -87,6 +88,9 @@ class StubProviderServer:
         self.answers: AnswerSet = coerce_answers(answers, gold)
         self.script = StubScript.coerce(script)
         self.models = tuple(models)
+        #: Scripted judge answers by (A, B): "same", "different", "malformed" or "refusal";
+        #: a pair not listed is "different" (docs/matcher.md, the judge).
+        self.judgments: dict[tuple[str, str], str] = dict(judgments or {})
         self.host = host
         self._requested_port = port
         self._lock = threading.Lock()

@@ -1,0 +1,49 @@
+"""``extraction-eval rescore``: a run's stored responses scored again, as a new run, with no call."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ._app import app
+from ._options import DEFAULT_GOLD, DEFAULT_OUTPUT, GoldOption, OutputOption
+
+
+@app.command("rescore")
+def rescore_command(
+    run_id: Annotated[str, typer.Option("--run-id", help="The run whose stored responses are scored again.")],
+    matcher: Annotated[
+        str | None, typer.Option("--matcher", help="name@version or a bare name (its latest); default: the default.")
+    ] = None,
+    gold: GoldOption = DEFAULT_GOLD,
+    output_dir: OutputOption = DEFAULT_OUTPUT,
+) -> None:
+    """Score a run's stored raw responses again (no provider call); log a new run tagged rescored_from."""
+    from ..evaluation._judging import JUDGMENTS_FILE, choose_matcher
+    from ..pipeline._rescore import rescore_run
+
+    command = f"extraction-eval run --mode record --matcher judge --gold {gold}"
+    result = rescore_run(run_id, choose_matcher(matcher, gold / JUDGMENTS_FILE, command), gold, output_dir)
+    m = result.metrics
+    typer.echo(
+        f"run {result.logged.run_id} in experiment {result.logged.experiment_name!r}: run {result.source_run_id} "
+        f"rescored under matcher {result.matcher} from {result.responses_source} (no provider call)"
+    )
+    for key in ("macro/precision", "macro/recall", "macro/f1", "strict/recall"):
+        if key in m:
+            typer.echo(f"{key:<16} {m[key]:.4f}")
+    typer.echo("wrote " + ", ".join(str(path) for path in result.files))
+
+
+@app.command("diff")
+def diff_command(
+    run_a: Annotated[str, typer.Argument(help="The first run's id (A).")],
+    run_b: Annotated[str, typer.Argument(help="The second run's id (B).")],
+    output_dir: OutputOption = DEFAULT_OUTPUT,
+) -> None:
+    """Per metric, the expected memories that flipped between matched and unmatched from A to B."""
+    from ..gates._diff import diff_runs
+
+    _, markdown = diff_runs(run_a, run_b, (output_dir,))
+    typer.echo(markdown, nl=False)

@@ -1,0 +1,54 @@
+"""``extraction-eval diff RUN_A RUN_B``: per metric, the expected memories that flipped between
+matched and unmatched, with both texts, the similarity and the rule (``_flips``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .._exceptions import TrackingError
+from .._settings import tracking_uri
+from ..mlflow_names import TAG_MATCHER
+from ..scoring import DEFAULT_MATCHER, MATCHERS, Matcher
+from ..tracking._reader import TrackedRun
+from ..tracking._stored import get_run, read_stored
+from ._flips import RECALL_KEYS, Flip, flips, parse_rows, render_flips
+from ._paired import PER_CONVERSATION_FILE
+
+
+def _matcher(run: TrackedRun) -> Matcher:
+    """The run's matcher, to explain its decisions (the default when the id is not registered)."""
+    return MATCHERS.get(run.tags.get(TAG_MATCHER, ""), DEFAULT_MATCHER)
+
+
+def diff_runs(run_a: str, run_b: str, folders: tuple[Path, ...] = ()) -> tuple[list[Flip], str]:
+    """The flips from run A to run B and their Markdown report."""
+    from ..tracking._client import open_reader
+
+    reader = open_reader(tracking_uri())
+    try:
+        a, b = get_run(reader, run_a), get_run(reader, run_b)
+        stored_a = read_stored(reader, a, PER_CONVERSATION_FILE, folders)
+        stored_b = read_stored(reader, b, PER_CONVERSATION_FILE, folders)
+    finally:
+        reader.close()
+    try:
+        rows_a = parse_rows(stored_a.text, stored_a.source)
+        rows_b = parse_rows(stored_b.text, stored_b.source)
+    except ValueError as exc:
+        raise TrackingError(f"{exc}; a per_conversation.jsonl is written by `extraction-eval run`.") from None
+    found = flips(rows_a, rows_b, _matcher(a), _matcher(b), RECALL_KEYS)
+    only = sorted(set(rows_a) ^ set(rows_b))
+    lines = [
+        f"## extraction-eval diff: A `{run_a}` ({a.tags.get(TAG_MATCHER, '?')}) → B `{run_b}` "
+        f"({b.tags.get(TAG_MATCHER, '?')})",
+        "",
+        f"{len(set(rows_a) & set(rows_b))} conversation(s) in both runs; {len(found)} flip(s) over the recall "
+        "metrics (lost: matched in A, unmatched in B; gained: the reverse). On the unmatched side the nearest "
+        "prediction is shown with the rule that refused it.",
+    ]
+    if only:
+        lines += ["", f"In one run only (not compared): {only[:20]!r}."]
+    if not found:
+        lines += ["", "No expected memory flipped."]
+    lines += render_flips(found, "A", "B")
+    return found, "\n".join(lines) + "\n"

@@ -1,0 +1,186 @@
+"""``rescore``: a run's stored raw responses scored again, under another matcher or gold folder,
+as a new MLflow run, with no provider call.
+
+The new run keeps the old one's provenance (gold version, prompt and schema hashes, cassette
+kind, provider, model, mode, subset, enforcement, git) and says what changed: tag
+``rescored_from=<id>`` and the new matcher's id in tag ``matcher``. The regression gate
+refuses a run whose matcher is not its baseline's, so a rescored run is never gated against
+a baseline of another matcher.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .._exceptions import ConfigurationError
+from .._settings import tracking_uri
+from ..contract import SAMPLING
+from ..evaluation import (
+    RESPONSES_FILE,
+    ScoredRun,
+    parse_responses,
+    score_answers,
+    table_rows,
+    write_outputs,
+    write_run_json,
+)
+from ..evidence import evidence_line, run_description
+from ..gold import GoldSet, load_gold
+from ..mlflow_names import (
+    EXPERIMENT,
+    TAG_BUDGET_EXHAUSTED,
+    TAG_CASSETTE_KIND,
+    TAG_ENFORCEMENT,
+    TAG_GIT_COMMIT,
+    TAG_GIT_DIRTY,
+    TAG_GOLD_VERSION,
+    TAG_MANIFEST_PROMPT,
+    TAG_MANIFEST_SCHEMA,
+    TAG_MATCHER,
+    TAG_MODE,
+    TAG_MODEL,
+    TAG_OVERRIDE,
+    TAG_PROMPT,
+    TAG_PROVIDER,
+    TAG_RECORDED_FROM,
+    TAG_RECORDED_TO,
+    TAG_RECORDING_COMPLETE,
+    TAG_RESCORED_FROM,
+    TAG_RUN_KIND,
+    TAG_SCHEMA,
+    TAG_SUBSET,
+    TAG_SYSTEM_FINGERPRINT,
+    VLLM_EXPERIMENT,
+)
+from ..scoring import Matcher, matcher_id, matcher_params
+from ..tracking._log import LoggedRun, gold_dataset, log_eval_run
+from ..tracking._stored import get_run, read_stored
+from ..vocab import Provider, Subset
+
+#: The tags a rescored run keeps from its source run: what the answers are and where they came from.
+PROVENANCE_TAGS = (
+    TAG_RUN_KIND,
+    TAG_GOLD_VERSION,
+    TAG_PROMPT,
+    TAG_SCHEMA,
+    TAG_CASSETTE_KIND,
+    TAG_ENFORCEMENT,
+    TAG_PROVIDER,
+    TAG_MODEL,
+    TAG_MODE,
+    TAG_SUBSET,
+    TAG_OVERRIDE,
+    TAG_MANIFEST_PROMPT,
+    TAG_MANIFEST_SCHEMA,
+    TAG_GIT_COMMIT,
+    TAG_GIT_DIRTY,
+    TAG_SYSTEM_FINGERPRINT,
+    TAG_RECORDED_FROM,
+    TAG_RECORDED_TO,
+    TAG_BUDGET_EXHAUSTED,
+    TAG_RECORDING_COMPLETE,
+)
+
+
+@dataclass(frozen=True)
+class RescoreResult:
+    source_run_id: str
+    responses_source: str
+    logged: LoggedRun
+    matcher: str
+    metrics: Mapping[str, float]
+    tags: Mapping[str, str]
+    files: tuple[Path, ...]
+
+
+def rescore_tags(source: Mapping[str, str], source_run_id: str, matcher: Matcher) -> dict[str, str]:
+    """The source run's provenance tags, the new matcher, and ``rescored_from``."""
+    tags = {key: source[key] for key in PROVENANCE_TAGS if key in source}
+    tags[TAG_MATCHER] = matcher_id(matcher)
+    tags[TAG_RESCORED_FROM] = source_run_id
+    return tags
+
+
+def _check_gold(gold: GoldSet, tags: Mapping[str, str], run_id: str, answers: Mapping[str, object]) -> Subset:
+    version = tags.get(TAG_GOLD_VERSION)
+    if version is not None and version != gold.version:
+        raise ConfigurationError(
+            f"run {run_id} was scored against gold {version!r}, but --gold {gold.path} is gold {gold.version!r}; "
+            f"pass the gold folder of version {version!r}."
+        )
+    try:
+        subset = Subset(tags.get(TAG_SUBSET, Subset.FULL.value))
+    except ValueError:
+        raise ConfigurationError(f"run {run_id} has subset tag {tags.get(TAG_SUBSET)!r}, not a subset.") from None
+    wanted = [c.conversation_id for c in gold.subset_conversations(subset)]
+    missing = sorted(set(wanted) - set(answers))
+    extra = sorted(set(answers) - set(wanted))
+    if missing or extra:
+        raise ConfigurationError(
+            f"run {run_id}'s {RESPONSES_FILE} does not cover subset {subset.value!r} of gold {gold.version!r} at "
+            f"{gold.path}: missing {missing[:10]!r}, not in the subset {extra[:10]!r}."
+        )
+    return subset
+
+
+def rescore_run(run_id: str, matcher: Matcher, gold_dir: Path, output_dir: Path) -> RescoreResult:
+    """Score run ``run_id``'s stored responses again under ``matcher``; log and write a new run."""
+    from ..tracking._client import open_reader
+
+    uri = tracking_uri()
+    reader = open_reader(uri)
+    try:
+        source = get_run(reader, run_id)
+        stored = read_stored(reader, source, RESPONSES_FILE, (output_dir,))
+    finally:
+        reader.close()
+    answers = parse_responses(stored.text, stored.source)
+    gold = load_gold(gold_dir, require_manifest=False)
+    subset = _check_gold(gold, source.tags, run_id, answers)
+    selected = gold.subset_conversations(subset)
+    model = source.tags.get(TAG_MODEL, "")
+    scored: ScoredRun = score_answers(gold, selected, answers, model=model, matcher=matcher)
+    tags = rescore_tags(source.tags, run_id, matcher)
+    params = {f"sampling.{k}": str(v) for k, v in SAMPLING.items()}
+    params.update({"gold_dir": str(gold_dir), "conversations": str(len(selected)), **matcher_params(matcher)})
+    files = write_outputs(output_dir, gold_dir, scored)
+    kind = tags.get(TAG_CASSETTE_KIND, "")
+    provider = tags.get(TAG_PROVIDER, Provider.OPENAI.value)
+    description = run_description(
+        kind, model=model, provider=provider, gold_version=gold.version, subset=subset.value
+    ) + (f"\n\nRESCORED from run {run_id} under matcher {matcher_id(matcher)}: its stored responses, no provider call.")
+    logged = log_eval_run(
+        tracking_uri=uri,
+        experiment_name=VLLM_EXPERIMENT if provider == Provider.VLLM.value else EXPERIMENT,
+        run_id=None,
+        run_name=f"rescore-{matcher_id(matcher)}-{run_id[:8]}",
+        tags=tags,
+        params=params,
+        metrics=scored.metrics,
+        description=description,
+        artifacts=files.artifacts,
+        table_rows=table_rows(files.rows),
+        dataset=gold_dataset(gold),
+        failed=False,
+    )
+    run_file = write_run_json(
+        output_dir,
+        run_id=logged.run_id,
+        experiment_id=logged.experiment_id,
+        experiment_name=logged.experiment_name,
+        tracking_uri=logged.tracking_uri,
+        status=logged.status,
+        evidence=evidence_line(kind, model=model),
+        tags=tags,
+    )
+    return RescoreResult(
+        source_run_id=run_id,
+        responses_source=stored.source,
+        logged=logged,
+        matcher=matcher_id(matcher),
+        metrics=dict(scored.metrics),
+        tags=tags,
+        files=(*files.artifacts, run_file),
+    )
