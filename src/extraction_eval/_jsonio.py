@@ -33,15 +33,24 @@ def dumps_line(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
 
 
+def current_umask() -> int:
+    """The process's umask (read by setting it and setting it back: there is no getter)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so that a crash leaves the old or the new file, whole.
 
-    Temp file in the same folder, fsync, rename over the target, fsync the folder.
+    Temp file in the same folder, fsync, rename over the target, fsync the folder. The file
+    gets the mode a plain ``open()`` would give it (0666 less the umask), not mkstemp's 0600.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

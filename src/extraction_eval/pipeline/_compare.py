@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from ..evaluation import COMPARISON_FILE, RunPlan
 from ..gates._gate_run import publish, render_markdown
@@ -15,7 +16,12 @@ from ..tracking._reader import TrackedRun
 
 
 def live_comparison(
-    plan: RunPlan, logged: LoggedRun, tags: Mapping[str, str], metrics: Mapping[str, float]
+    plan: RunPlan,
+    logged: LoggedRun,
+    tags: Mapping[str, str],
+    metrics: Mapping[str, float],
+    *,
+    folder: Path | None = None,
 ) -> str | None:
     """Write comparison.md (and the job summary) comparing a live run with the baseline file's
     block; None for replay runs, which the regression gate judges instead."""
@@ -33,5 +39,5 @@ def live_comparison(
     )
     run = TrackedRun(logged.run_id, logged.experiment_id, logged.status, 0, dict(tags), dict(metrics))
     markdown = render_markdown(GateResult(Verdict.REPORT_ONLY, reasons, run, None, rows), heading="live run comparison")
-    publish(markdown, plan.output_dir, name=COMPARISON_FILE)
+    publish(markdown, folder or plan.output_dir, name=COMPARISON_FILE)
     return markdown

@@ -19,7 +19,7 @@ from typing import Any
 
 from .._exceptions import ConfigurationError, TrackingError
 from .._jsonio import write_json
-from .._settings import hide_uri_password, tracking_uri
+from .._settings import hide_uri_password, mask_secrets, tracking_uri
 from ..gold import BaselineFile, BaselineSource, ProviderBaseline, load_baseline_file
 from ..metric_keys import gated_or_default
 from ..mlflow_names import (
@@ -48,6 +48,8 @@ from ..mlflow_names import (
     registered_model_name,
 )
 from ..vocab import CassetteKind, Enforcement, Mode, Subset
+from ._connect import configure_mlflow_client
+from ._log import end_orphan
 
 
 class BaselineAction(StrEnum):
@@ -71,6 +73,7 @@ class Registered:
 def _client(uri: str) -> Any:
     from mlflow import MlflowClient
 
+    configure_mlflow_client()
     return MlflowClient(tracking_uri=uri, registry_uri=uri)
 
 
@@ -86,7 +89,7 @@ def _store_errors(uri: str) -> Iterator[None]:
             f"the tracking store {uri!r} refused a request ({exc.error_code}: {exc.message}); "
             "check MLFLOW_TRACKING_URI and that the store is up."
         )
-        raise TrackingError(hide_uri_password(message, uri)) from None
+        raise TrackingError(mask_secrets(hide_uri_password(message, uri))) from None
 
 
 def _registered_model(client: Any, name: str) -> Any | None:
@@ -180,10 +183,15 @@ def _register(client: Any, source: BaselineSource, *, if_missing: bool, replace:
         }
         # The client, not the fluent API: the fluent tracking URI is process-global state.
         run = client.create_run(experiment_id, tags=tags, run_name=f"baseline-{provider}")
-        if block.metrics:
-            now = int(time.time() * 1000)
-            client.log_batch(run.info.run_id, metrics=[Metric(k, float(v), now, 0) for k, v in block.metrics.items()])
-        client.set_terminated(run.info.run_id, "FINISHED")
+        try:
+            if block.metrics:
+                now = int(time.time() * 1000)
+                metrics = [Metric(k, float(v), now, 0) for k, v in block.metrics.items()]
+                client.log_batch(run.info.run_id, metrics=metrics)
+            client.set_terminated(run.info.run_id, "FINISHED")
+        except BaseException as exc:  # never a seed run left RUNNING
+            end_orphan(client, run.info.run_id, exc)
+            raise
         _ensure_model(client, name)
         version = client.create_model_version(
             name,
