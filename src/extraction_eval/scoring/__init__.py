@@ -13,7 +13,7 @@ from ._metrics import (
     score,
     score_conversation,
 )
-from ._parse import parse_response
+from ._parse import MAX_RESPONSE_CHARS, parse_response, pathological
 from ._types import Case, ExpectedItem, Failure, FailureReason, Memory, Outcome
 from ._uncertainty import Z95, denominator, paired_se, standard_error, uncertainty_metrics
 
@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_GATED_METRICS",
     "DEFAULT_MATCHER",
     "LOWER_IS_BETTER",
+    "MAX_RESPONSE_CHARS",
     "Z95",
     "Case",
     "ConversationScore",
@@ -43,6 +44,7 @@ __all__ = [
     "normalize",
     "paired_se",
     "parse_response",
+    "pathological",
     "score",
     "score_conversation",
     "standard_error",

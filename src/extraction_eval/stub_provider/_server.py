@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import signal
 import socket
+import struct
 import sys
 import threading
 import time
@@ -27,7 +28,7 @@ from .._jsonio import atomic_write_text
 from ..contract import render_conversation
 from ..gold import load_gold
 from ..vocab import DEFAULT_MODELS
-from ._handler import Reply, handle
+from ._handler import RESET, Reply, handle
 from ._http import (
     CONTINUE,
     MAX_LINE,
@@ -218,6 +219,12 @@ class StubProviderServer:
             message = f"stub provider: internal error: {type(exc).__name__}: {exc}"
             reply, keep_alive = Reply(500, error_body(message, type_="server_error")), False
         if reply is None:  # scripted drop or hang: close without a byte of response
+            return False
+        if reply is RESET:  # scripted reset: SO_LINGER 0, so closing sends an RST
+            sock = writer.get_extra_info("socket")
+            if sock is not None:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()
             return False
         writer.write(
             encode_response(
