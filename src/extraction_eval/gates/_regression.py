@@ -118,6 +118,8 @@ def judge(run: TrackedRun, baselines: Sequence[RegisteredBaseline]) -> GateResul
         return _cannot(f"run {run.run_id} is not an extraction-eval run (tag run_kind != 'eval').", run)
     if run.status != "FINISHED":
         return _cannot(f"run {run.run_id} has status {run.status!r}; the gate judges finished runs only.", run)
+    if run.deleted:
+        return _cannot(f"run {run.run_id} is deleted; the gate judges live runs only. Restore it or rerun.", run)
     if not any(b.enforcement == Enforcement.CI.value for b in baselines):
         return _cannot(
             "no provider with enforcement 'ci' has a registered baseline, so nothing can fail "
@@ -133,6 +135,14 @@ def judge(run: TrackedRun, baselines: Sequence[RegisteredBaseline]) -> GateResul
             f"run {run.run_id} is for provider {provider!r}, which has no registered baseline "
             f"(registered: {known!r}). Register one or gate a run of a registered provider.",
             run,
+        )
+    if baseline.run is not None and baseline.run.deleted:
+        return _cannot(
+            f"the baseline of {provider!r} ({baseline.model_name} version {baseline.version}) points at run "
+            f"{baseline.run_id}, which is deleted; a deleted run is no bar. Restore it (`mlflow runs restore "
+            f"--run-id {baseline.run_id}`) or promote another run.",
+            run,
+            baseline,
         )
     measured = baseline.measured_metrics
     base_metrics = dict(measured) if measured is not None else None

@@ -48,7 +48,7 @@ from ..mlflow_names import (
     registered_model_name,
 )
 from ..vocab import CassetteKind, Enforcement, Mode, Subset
-from ._connect import configure_mlflow_client
+from ._connect import configure_mlflow_client, mlflow_client
 from ._log import end_orphan
 
 
@@ -71,10 +71,9 @@ class Registered:
 
 
 def _client(uri: str) -> Any:
-    from mlflow import MlflowClient
 
     configure_mlflow_client()
-    return MlflowClient(tracking_uri=uri, registry_uri=uri)
+    return mlflow_client(uri, registry=True)
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from .._exceptions import TrackingError
 from .._settings import hide_uri_password
 from ..mlflow_names import BASELINE_ALIAS, MODEL_PREFIX, provider_of_model
+from ._connect import mlflow_client
 from ._reader import RegisteredBaseline, TrackedRun
 
 
@@ -26,6 +27,7 @@ def _tracked_run(run: Any) -> TrackedRun:
         start_time=int(run.info.start_time or 0),
         tags=dict(run.data.tags),
         metrics=dict(run.data.metrics),
+        deleted=getattr(run.info, "lifecycle_stage", None) == "deleted",
     )
 
 
@@ -67,11 +69,10 @@ class ClientReader:
 
     @_store_errors
     def _open(self) -> None:
-        from mlflow import MlflowClient
         from mlflow.exceptions import MlflowException
 
         self._missing = MlflowException
-        self._client = MlflowClient(tracking_uri=self._uri, registry_uri=self._uri)
+        self._client = mlflow_client(self._uri, registry=True)
 
     def _absent(self, exc: Exception) -> bool:
         return "RESOURCE_DOES_NOT_EXIST" in str(getattr(exc, "error_code", "")) or "not found" in str(exc).lower()

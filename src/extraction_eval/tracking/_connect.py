@@ -13,6 +13,8 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from .._exceptions import TrackingError
 from .._settings import TRACKING_TIMEOUT_VAR, mask_secrets, tracking_timeout_s
@@ -41,6 +43,33 @@ def configure_mlflow_client() -> float:
     for name, value in mlflow_client_env(budget).items():
         os.environ.setdefault(name, value)
     return budget
+
+
+def mlflow_client(uri: str, *, registry: bool = False) -> Any:
+    """An ``MlflowClient`` for ``uri`` (and its registry, with ``registry``). For an SQLite store
+    the client is made, and the store's tables created or migrated, under a lock beside the
+    database file: two first runs on a fresh file never race through the schema migrations
+    (alembic's "duplicate column")."""
+    from mlflow import MlflowClient
+
+    def make() -> Any:
+        client: Any = MlflowClient(tracking_uri=uri, registry_uri=uri) if registry else MlflowClient(tracking_uri=uri)
+        client._tracking_client.store  # noqa: B018 - the property creates the store and its tables
+        if registry:
+            client._get_registry_client().store  # noqa: B018 - and the registry's, on the same file
+        return client
+
+    db = Path(uri.removeprefix("sqlite:///")) if uri.startswith("sqlite:///") else None
+    if db is None or not db.parent.is_dir():
+        return make()  # a missing folder: MLflow's own error names the path
+    import fcntl
+
+    with open(db.with_name(db.name + ".init-lock"), "a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            return make()
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
 def _say(line: str) -> None:

@@ -22,7 +22,7 @@ from .._exceptions import Terminated, TrackingError
 from .._settings import mask_secrets
 from ..gold import CONVERSATIONS_FILE, EXPECTED_FILE, GoldSet
 from ..mlflow_names import TAG_LOGGED_ARTIFACTS, TAG_NOTE
-from ._connect import configure_mlflow_client
+from ._connect import configure_mlflow_client, mlflow_client
 
 TABLE_FILE = "per_conversation_table.json"
 
@@ -117,12 +117,11 @@ def log_eval_run(
     Once the run exists, any failure (an exception, SIGINT, SIGTERM) ends it FAILED or
     KILLED and names it on stderr; nothing is left RUNNING without a word.
     """
-    from mlflow import MlflowClient
     from mlflow.exceptions import MlflowException
 
     configure_mlflow_client()
     try:
-        client = MlflowClient(tracking_uri=tracking_uri)
+        client = mlflow_client(tracking_uri)
         if run_id is not None:
             experiment_id = client.get_run(run_id).info.experiment_id
             rid = run_id

@@ -20,6 +20,8 @@ class TrackedRun:
     start_time: int
     tags: Mapping[str, str] = field(default_factory=dict)
     metrics: Mapping[str, float] = field(default_factory=dict)
+    #: Soft-deleted (lifecycle stage "deleted"): still readable by id, never a bar or a verdict.
+    deleted: bool = False
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ def _tracked_run(payload: dict[str, Any]) -> TrackedRun:
         start_time=int(info.get("start_time", 0) or 0),
         tags={t["key"]: t.get("value", "") for t in data.get("tags", [])},
         metrics={m["key"]: float(m["value"]) for m in data.get("metrics", [])},
+        deleted=info.get("lifecycle_stage") == "deleted",
     )
 
 
