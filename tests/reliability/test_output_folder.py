@@ -245,3 +245,44 @@ def test_the_gate_checks_run_json_metrics_json_mlflow_and_head_agree(project: Pa
         result.exit_code == 2
         and f"run {'f' * 32!r} (from {out / 'run.json'}) is not in the tracking store." in markdown
     )
+
+
+@pytest.mark.server
+def test_a_tracking_server_killed_mid_run_leaves_a_named_run_and_a_marked_folder(
+    tiny_gold: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue's "killed tracking server": the run exists, the server dies while it is logged.
+    The harness cannot end it (the store is gone), so it names it, says it is left RUNNING and
+    how to end it, within the budget; the folder is marked with its id; exit 2."""
+    import time
+
+    from mlflow.tracking import MlflowClient as Client
+
+    from ..conftest import MlflowServer
+
+    (tmp_path / "server").mkdir()
+    server = MlflowServer(tmp_path / "server")
+    server.start()
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", server.uri)
+    monkeypatch.setenv("EXTRACTION_EVAL_TRACKING_TIMEOUT_S", "4")
+    original = Client.log_inputs
+
+    def kill_then_log(self: object, *args: object, **kwargs: object) -> object:
+        server.stop()
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Client, "log_inputs", kill_then_log)
+    out = tmp_path / "out"
+    started = time.monotonic()
+    try:
+        code, _, stderr = cli("run", "--mode", "smoke", "--gold", str(tiny_gold), "--output-dir", str(out))
+    finally:
+        server.stop()
+    took = time.monotonic() - started
+    assert code == 2
+    marker = assert_marked_failed(out, "TrackingError: cannot reach the MLflow tracking server")
+    rid = marker["run_id"]
+    assert rid and f"MLflow run {rid} is left RUNNING (MlflowException: " in stderr
+    assert f"end it with `mlflow runs delete --run-id {rid}` or in the UI" in stderr
+    assert f"error: cannot reach the MLflow tracking server at {server.uri!r} (run {rid} ended FAILED)" not in stderr
+    assert took < 60  # the budget's retries, not MLflow's minutes

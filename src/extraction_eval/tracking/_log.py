@@ -153,10 +153,10 @@ def log_eval_run(
         client.set_terminated(rid, status)
         name = client.get_experiment(experiment_id).name
     except BaseException as exc:
-        end_orphan(client, rid, exc)
+        ended = end_orphan(client, rid, exc)
         setattr(exc, "run_id", rid)  # noqa: B010 - the output folder's marker names the run
         if isinstance(exc, (MlflowException, OSError)):
-            raise _tracking_error(tracking_uri, exc, rid) from None
+            raise _tracking_error(tracking_uri, exc, rid, ended) from None
         raise
     return LoggedRun(rid, experiment_id, name, tracking_uri, status)
 
@@ -202,28 +202,32 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first[:300]}" if first else type(exc).__name__
 
 
-def end_orphan(client: Any, rid: str, exc: BaseException) -> None:
+def end_orphan(client: Any, rid: str, exc: BaseException) -> str | None:
     """End run ``rid`` KILLED (a signal) or FAILED (anything else) and say so on stderr; when the
-    store cannot be reached to end it, say that it is left RUNNING and how to end it."""
+    store cannot be reached to end it, say that it is left RUNNING and how to end it. Returns
+    the status it ended with, None when it could not be ended."""
     status = "FAILED" if isinstance(exc, Exception) else "KILLED"
     reason = _reason(exc)
+    ended: str | None = status
     try:
         client.set_terminated(rid, status)
         line = f"MLflow run {rid} ended {status}: {reason}"
     except Exception as end_exc:  # the store is gone too: name the run so it can be ended by hand
+        ended = None
         line = (
             f"MLflow run {rid} is left RUNNING ({reason}; ending it failed: {type(end_exc).__name__}); "
             f"end it with `mlflow runs delete --run-id {rid}` or in the UI"
         )
     sys.stderr.write(mask_secrets(line) + "\n")
     sys.stderr.flush()
+    return ended
 
 
-def _tracking_error(uri: str, exc: BaseException, rid: str | None) -> TrackingError:
+def _tracking_error(uri: str, exc: BaseException, rid: str | None, ended: str | None = None) -> TrackingError:
     """What failed, named: a store that refused or could not be written, or a server that is down."""
     detail = str(getattr(exc, "message", None) or exc).strip().splitlines()
     first = detail[0][:300] if detail else type(exc).__name__
-    run = f" (run {rid} ended FAILED)" if rid else ""
+    run = "" if rid is None else f" (run {rid} ended {ended})" if ended else f" (run {rid} is left RUNNING)"
     unreachable = any(
         s in first for s in ("Connection refused", "Max retries exceeded", "Failed to establish", "timed out")
     )
