@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gold_agreement import match_rows, read_jsonl  # noqa: E402
+from gold_agreement import match_rows, read_jsonl
 
 EXPECTED_KEYS = ("memory_id", "conversation_id", "content", "categories", "temporal_kind", "supersedes")
 

@@ -22,12 +22,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from extraction_eval._exceptions import ExtractionEvalError
+    from extraction_eval._settings import mask_secrets
     from extraction_eval.gates._gate_run import run_gate
 
     try:
         result, markdown = run_gate(args.run_id, args.output_dir, args.gold)
     except ExtractionEvalError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {mask_secrets(str(exc))}", file=sys.stderr)
         return exc.exit_code
     print(markdown)
     print(f"wrote {args.output_dir / 'gate.md'}; exit {result.exit_code} ({result.verdict.value})")

@@ -94,3 +94,14 @@ def committed_gold_repo(
     git(root, "add", "-A")
     git(root, "commit", "-qm", "base")
     return gold, git(root, "rev-parse", "HEAD")
+
+
+def assert_marked_failed(out: Path, reason: str = "") -> dict[str, Any]:
+    """The output folder of a run that failed: run.json marks it FAILED (with ``reason`` in its
+    reason), and none of the run's numbers are there (docs/reliability.md)."""
+    marker = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert marker["status"] == "FAILED", marker
+    assert reason in marker["reason"], marker
+    assert not (out / "metrics.json").exists() and not (out / "per_conversation.jsonl").exists()
+    assert not list(out.glob(".run-staging-*"))
+    return dict(marker)

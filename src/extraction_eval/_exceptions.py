@@ -8,7 +8,11 @@
     ├── CassetteError              replay cannot answer a request (missing, mismatched, unknown)
     ├── ProviderError              a provider call that cannot succeed (auth, bad request)
     ├── TrackingError              the tracking server is unreachable or answers with an error
+    ├── OutputError                the output folder cannot be written, or another run holds it
     └── CannotEvaluate             a gate that cannot reach a verdict: it fails closed (exit 2)
+
+Beside the tree, ``Terminated`` (a ``BaseException``, like ``KeyboardInterrupt``) is what
+the CLI raises on SIGTERM, so no ``except Exception`` can swallow it.
 
 Every message quotes the bad value with ``!r``, lists the valid choices where
 there are some, and names the fix.
@@ -46,9 +50,20 @@ class ProviderError(ExtractionEvalError):
 class TrackingError(ExtractionEvalError):
     """The MLflow tracking store cannot be reached or refused a request."""
 
+    #: The MLflow run the failure left behind (ended FAILED, or named so it can be ended), if any.
+    run_id: str | None = None
+
+
+class OutputError(ExtractionEvalError):
+    """The output folder cannot be created or written, or another run is writing it."""
+
 
 class CannotEvaluate(ExtractionEvalError):
     """A gate could not reach a verdict; it fails closed, never passes."""
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwind, end the MLflow run KILLED, mark the output folder, exit 143."""
 
 
 __all__ = [
@@ -58,6 +73,8 @@ __all__ = [
     "ContractDriftError",
     "ExtractionEvalError",
     "GoldDataError",
+    "OutputError",
     "ProviderError",
+    "Terminated",
     "TrackingError",
 ]

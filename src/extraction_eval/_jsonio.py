@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,15 +34,24 @@ def dumps_line(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
 
 
+def current_umask() -> int:
+    """The process's umask (read by setting it and setting it back: there is no getter)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so that a crash leaves the old or the new file, whole.
 
-    Temp file in the same folder, fsync, rename over the target, fsync the folder.
+    Temp file in the same folder, fsync, rename over the target, fsync the folder. The file
+    gets the mode a plain ``open()`` would give it (0666 less the umask), not mkstemp's 0600.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -65,6 +75,40 @@ def atomic_write_text(path: Path, text: str) -> None:
 def write_json(path: Path, obj: Any) -> None:
     """Pretty JSON with a trailing newline, written atomically."""
     atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+#: How deep a JSON value may nest (objects and arrays) in any file or answer the harness reads.
+#: Real rows nest 4 levels; Python's parser overflows its stack near 1,000.
+MAX_JSON_DEPTH = 64
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def json_depth(text: str, limit: int = MAX_JSON_DEPTH) -> int:
+    """The nesting depth of the JSON ``text`` (strings skipped), counted up to ``limit + 1``:
+    cheap enough to run before ``json.loads`` on every line and every answer."""
+    depth = deepest = 0
+    for match in _STRUCTURE.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    return deepest
+        elif token in "]}":
+            depth -= 1
+    return deepest
+
+
+def loads_bounded(text: str, limit: int = MAX_JSON_DEPTH) -> Any:
+    """``json.loads`` that refuses a value nested deeper than ``limit`` (ValueError, never a
+    RecursionError: a nesting bomb is bad input, not a crash)."""
+    if json_depth(text, limit) > limit:
+        raise ValueError(f"JSON nested deeper than {limit} levels")
+    try:
+        return json.loads(text)
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise ValueError(f"JSON nested deeper than {limit} levels") from None
 
 
 @dataclass(frozen=True)
@@ -112,6 +156,11 @@ def iter_jsonl(path: Path) -> Iterator[JsonlRow]:
                 f"{path}:{index}: invalid UTF-8 at byte {exc.start} of the line "
                 f"({raw[max(0, exc.start - 10) : exc.start + 10]!r}). Save the file as UTF-8."
             ) from None
+        if json_depth(text) > MAX_JSON_DEPTH:
+            raise GoldDataError(
+                f"{path}:{index}: JSON nested deeper than {MAX_JSON_DEPTH} levels; no row of this file "
+                "nests more than a few. Restore the line from git or regenerate the file."
+            )
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -137,9 +186,16 @@ def iter_jsonl(path: Path) -> Iterator[JsonlRow]:
 def parse_json(data: bytes, where: str) -> Any:
     """A JSON document's value; GoldDataError naming ``where`` and the position when it is broken."""
     try:
-        return json.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise GoldDataError(f"{where}: invalid UTF-8 at byte {exc.start}. Save it as UTF-8.") from None
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise GoldDataError(
+            f"{where}:1: JSON nested deeper than {MAX_JSON_DEPTH} levels; restore the file from git or "
+            "regenerate it with the command that owns it."
+        )
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise GoldDataError(
             f"{where}:{exc.lineno}: invalid JSON ({exc.msg} at column {exc.colno}). "

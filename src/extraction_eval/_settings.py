@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,9 @@ OPENAI_BASE_URL_VAR = "OPENAI_BASE_URL"
 TRACKING_URI_VAR = "MLFLOW_TRACKING_URI"
 RUN_ID_VAR = "MLFLOW_RUN_ID"
 EXPERIMENT_ID_VAR = "MLFLOW_EXPERIMENT_ID"
+TRACKING_TIMEOUT_VAR = "EXTRACTION_EVAL_TRACKING_TIMEOUT_S"
+#: How long the harness waits for the tracking server, in all, before it gives up.
+DEFAULT_TRACKING_TIMEOUT_S = 30.0
 
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -86,6 +90,45 @@ def hide_uri_password(text: str, uri: str) -> str:
         return text
     # Only where it stands as the URI's userinfo: a short password is also a common substring.
     return text.replace(f":{password}@", ":***@") if password else text
+
+
+_URI_USERINFO = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)(?P<password>[^@\s/]+)@")
+_SECRET_VARS = ("MLFLOW_TRACKING_PASSWORD", "MLFLOW_TRACKING_TOKEN")
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with every URI password (``scheme://user:password@``) and the values of
+    MLFLOW_TRACKING_PASSWORD and MLFLOW_TRACKING_TOKEN replaced by ``***``.
+
+    Every message the harness prints or writes passes through here (the CLI's error line,
+    the run's summary, the MLflow client's notes), so a secret never reaches a log.
+    """
+    text = _URI_USERINFO.sub(lambda m: m.group("head") + "***@", text)
+    uri = _env(TRACKING_URI_VAR)
+    if uri is not None:
+        text = hide_uri_password(text, uri)
+    for name in _SECRET_VARS:
+        value = _env(name)
+        if value is not None and len(value) >= 4:  # a 1-3 character value would garble any text
+            text = text.replace(value, "***")
+    return text
+
+
+def tracking_timeout_s() -> float:
+    """``EXTRACTION_EVAL_TRACKING_TIMEOUT_S`` (seconds, > 0), default 30: the whole budget for
+    reaching the tracking server, retries included."""
+    raw = _env(TRACKING_TIMEOUT_VAR)
+    if raw is None:
+        return DEFAULT_TRACKING_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise ConfigurationError(
+            f"{TRACKING_TIMEOUT_VAR}={raw!r} is not a number of seconds above 0; set it to e.g. 30 or unset it."
+        )
+    return value
 
 
 def mlflow_run_id() -> str | None:

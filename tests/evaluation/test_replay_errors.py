@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from extraction_eval.cli import app
 
-from ..helpers import read_rows, write_rows
+from ..helpers import assert_marked_failed, read_rows, write_rows
 
 
 def _run(gold: Path, out: Path, mode: str = "cassette") -> tuple[int, str]:
@@ -35,7 +35,7 @@ def test_missing_cassette_line_names_the_conversation(
     assert f"{where}: field 'counts.cassettes' is 8 but the files hold 7" in output  # the count check still speaks
     assert "1 conversation(s) cannot be replayed:\nconversation 't03': no cassette recorded.\n  recording 't0" in output
     assert "    conversation_id  DIFFERS" in output
-    assert not (tmp_path / "out" / "run.json").exists()
+    assert_marked_failed(tmp_path / "out")
 
 
 def test_missing_cassette_file_names_the_path_and_the_fix(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
@@ -48,4 +48,4 @@ def test_missing_cassette_file_names_the_path_and_the_fix(tiny_gold: Path, local
         f"error: {path}: file not found, but the manifest records its sha256 {recorded}; restore it with "
         f"`git checkout -- {path}`, or write it again with `extraction-eval cassettes oracle --gold {tiny_gold}`.\n"
     )
-    assert not (tmp_path / "out" / "run.json").exists()
+    assert_marked_failed(tmp_path / "out")

@@ -14,7 +14,7 @@ from extraction_eval.contract import prompt_sha256, schema_sha256
 from extraction_eval.evidence import evidence_line
 
 from ..conftest import REPO, copy_gold
-from ..helpers import edit_manifest, mutate_cassettes
+from ..helpers import assert_marked_failed, edit_manifest, mutate_cassettes
 
 TAGS = [
     "gold_version",
@@ -123,7 +123,7 @@ def test_prompt_drift_stops_the_run_with_both_hashes_and_the_fix(
     text = str(info.value)
     assert f"system prompt: manifest {recorded}, code {changed_prompt}" in text
     assert "extraction-eval cassettes oracle" in text and "--mode record" in text
-    assert not (tmp_path / "out" / "run.json").exists()
+    assert_marked_failed(tmp_path / "out", "ContractDriftError: ")
 
 
 def test_override_runs_on_and_tags_the_run(
@@ -155,7 +155,7 @@ def test_override_under_ci_is_an_error_even_without_drift(
     monkeypatch.setenv("CI", "true")
     with pytest.raises(ConfigurationError, match="CI must never override"):
         run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
-    assert not (tmp_path / "out").exists()  # stopped before anything was written
+    assert_marked_failed(tmp_path / "out", "ConfigurationError: ")  # stopped before any number was written
 
 
 def test_bumping_only_the_manifest_hash_is_caught(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
@@ -183,7 +183,7 @@ def test_gold_file_drift_has_no_override(
         f"restore the file with `git checkout -- {path}`, or re-generate the manifest with "
         f"`extraction-eval cassettes oracle --gold {tiny_gold}` if the change is intended.\n" in text + "\n"
     )
-    assert not (tmp_path / "out" / "run.json").exists()
+    assert_marked_failed(tmp_path / "out", "ContractDriftError: ")
 
 
 def test_failed_conversations_are_scored_and_the_run_goes_on(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:

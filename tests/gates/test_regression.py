@@ -126,9 +126,7 @@ def test_every_fail_closed_case_has_its_own_message(
 
 
 def test_manual_provider_is_reported_and_never_fails() -> None:
-    vllm_run = run(
-        provider="vllm", mode="vllm", cassette_kind="live_call", metrics={k: 0.2 for k in DEFAULT_GATED_METRICS}
-    )
+    vllm_run = run(provider="vllm", metrics={k: 0.2 for k in DEFAULT_GATED_METRICS})
     result = judge(vllm_run, [baseline(), baseline("vllm", "manual")])
     assert result.verdict is Verdict.REPORT_ONLY and result.exit_code == 0
     # the vllm baseline gates DEFAULT_GATED_METRICS: one row each, so all() below is not vacuous
@@ -136,7 +134,25 @@ def test_manual_provider_is_reported_and_never_fails() -> None:
     assert all(r.status == "FAIL" for r in result.rows)  # the table still shows the drop
 
 
+@pytest.mark.parametrize(
+    ("tags", "why"),
+    [
+        ({"gold_version": "v2"}, "has gold version 'v2' but the baseline has 'v1'"),
+        ({"matcher": "exact@1"}, "has matcher 'exact@1' but the baseline has 'keyed-dice@3'"),
+        ({"subset": "smoke"}, "covers the 'smoke' subset"),
+        ({"mode": "vllm", "cassette_kind": "live_call"}, "is a live run (mode 'vllm')"),
+        ({"contract_override": "true"}, "ran past contract drift"),
+    ],
+    ids=["gold-version", "matcher", "subset", "live", "override"],
+)
+def test_a_manual_provider_run_that_fails_an_identity_check_fails_closed(tags: dict[str, str], why: str) -> None:
+    """Issue 12, point 2: the enforcement decision comes after every identity check."""
+    result = judge(run(provider="vllm", **tags), [baseline(), baseline("vllm", "manual")])
+    assert result.verdict is Verdict.CANNOT_EVALUATE and result.exit_code == 2
+    assert why in result.reasons[0]
+
+
 def test_unmeasured_manual_baseline_shows_missing_numbers() -> None:
-    result = judge(run(provider="vllm", mode="vllm"), [baseline(), baseline("vllm", "manual", measured="false")])
+    result = judge(run(provider="vllm"), [baseline(), baseline("vllm", "manual", measured="false")])
     assert result.verdict is Verdict.REPORT_ONLY
     assert {r.status for r in result.rows} == {"missing"}

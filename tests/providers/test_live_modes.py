@@ -379,9 +379,10 @@ def test_refresh_publishes_a_vllm_run_and_keeps_enforcement_manual(
     assert block["enforcement"] == "manual" and block["cassette_kind"] == "live_call"
     assert block["mlflow_run_id"] == result.logged.run_id and block["last_refreshed"]
     assert block["metrics"]["macro/recall"] == 1.0 and set(block["metrics"]) == set(block["gated_metrics"])
-    # the gate reports the vLLM run against its refreshed baseline and never fails the build
+    # the gate checks identity before enforcement (issue 12, point 2): a live run is reported by
+    # the comparison, never judged by the gate, even for a manual provider
     gate = runner.invoke(app, ["gate", "--run-id", result.logged.run_id, "--output-dir", str(tmp_path / "out")])
-    assert gate.exit_code == 0 and "REPORT ONLY" in gate.output
+    assert gate.exit_code == 2 and f"run {result.logged.run_id} is a live run (mode 'vllm')" in gate.output
     # refresh is for manual providers only; the openai block is never touched by it
     openai_run = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out2")
     bad = runner.invoke(

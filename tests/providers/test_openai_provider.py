@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 
-from extraction_eval import ProviderError
 from extraction_eval.gold import Conversation
 from extraction_eval.providers import VLLM_NO_KEY, ChatCompletionsClient, make_client
 from extraction_eval.vocab import Mode, Provider
@@ -52,8 +51,9 @@ def test_the_sdk_platform_is_detected_once_at_construction() -> None:
     assert client._client._platform is not None
 
 
-def test_a_body_that_is_not_json_is_a_provider_error_not_a_traceback() -> None:
-    """A proxy's login page at the base URL: a 200 the client cannot read names the fix."""
+def test_a_body_that_is_not_json_is_a_typed_failure_not_a_traceback() -> None:
+    """A proxy's login page at the base URL: a 200 the client cannot read is this conversation's
+    typed failure (issue 12, point 4: the run goes on), and it names the fix."""
     from aiohttp import web
 
     conversation = Conversation.model_validate(
@@ -75,16 +75,16 @@ def test_a_body_that_is_not_json_is_a_provider_error_not_a_traceback() -> None:
             "openai", "gpt-4o-mini", api_key="sk-canary", base_url=f"http://127.0.0.1:{port}/v1", timeout_s=5
         )
         try:
-            with pytest.raises(ProviderError) as info:
-                await client.complete(conversation)
+            answer = await client.complete(conversation)
         finally:
             await client.aclose()
             await runner.cleanup()
-        return str(info.value)
+        assert answer.content is None and answer.malformed is not None
+        return answer.malformed
 
     message = asyncio.run(call())
     assert message.startswith("openai answered 200 to http://127.0.0.1:")
     assert message.endswith(
-        "/v1/chat/completions with a body that is not JSON (content-type 'text/html; charset=utf-8'); check that "
-        "the base URL is an OpenAI-compatible /v1 endpoint."
+        "/v1/chat/completions with a body that is not JSON (content-type 'text/html; charset=utf-8'): "
+        "'<html>sign in</html>'; check that the base URL is an OpenAI-compatible /v1 endpoint."
     )

@@ -3,23 +3,43 @@ into exit codes in one place (``_Group.invoke``)."""
 
 from __future__ import annotations
 
+import signal
+import threading
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
-from .._exceptions import ExtractionEvalError
+from .._exceptions import ExtractionEvalError, Terminated
+from .._settings import mask_secrets
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated()
 
 
 class _Group(TyperGroup):
-    """Turns every ExtractionEvalError into a one-line message and its exit code."""
+    """Turns every ExtractionEvalError into a one-line message and its exit code, and SIGINT and
+    SIGTERM into a line and the conventional 130 and 143 (after the command has ended its MLflow
+    run and marked its output folder on the way out). Every line is masked (``mask_secrets``)."""
 
     def invoke(self, ctx: Any) -> Any:
+        in_main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGTERM, _raise_terminated) if in_main else None
         try:
             return super().invoke(ctx)
         except ExtractionEvalError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(f"error: {mask_secrets(str(exc))}", err=True)
             raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            typer.echo("interrupted (SIGINT): stopped (exit 130).", err=True)
+            raise typer.Exit(130) from None
+        except Terminated:
+            typer.echo("terminated (SIGTERM): stopped (exit 143).", err=True)
+            raise typer.Exit(143) from None
+        finally:
+            if in_main:
+                signal.signal(signal.SIGTERM, previous)
 
 
 def new_app(help_text: str) -> typer.Typer:

@@ -67,6 +67,7 @@ def run_command(
     ] = 1,
 ) -> None:
     """Run one evaluation and log it as one MLflow run."""
+    from .._settings import mask_secrets
     from ..pipeline import RunOptions, run_eval, summary_lines
 
     result = run_eval(
@@ -86,7 +87,7 @@ def run_command(
         ),
     )
     for line in summary_lines(result):
-        typer.echo(line)
+        typer.echo(mask_secrets(line))
     if result.comparison is not None:
         typer.echo("")
         typer.echo(result.comparison)

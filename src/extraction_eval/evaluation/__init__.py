@@ -6,6 +6,7 @@ or record), score, tag, write the output files.
 
 from ._answers import Answer, CollectedAnswers, answer_from_call, answer_from_cassette
 from ._collect import check_record_settings, collect_live, collect_record, collect_replay
+from ._folder import OWNED_FILES, OutputFolder, lock_holder, output_error, output_folder, read_marker
 from ._options import RunOptions, check_options
 from ._outputs import (
     COMPARISON_FILE,
@@ -27,11 +28,13 @@ from ._usage import percentile, provenance_tags, usage_metrics
 __all__ = [
     "COMPARISON_FILE",
     "METRICS_FILE",
+    "OWNED_FILES",
     "PER_CONVERSATION_FILE",
     "RESPONSES_FILE",
     "RUN_FILE",
     "Answer",
     "CollectedAnswers",
+    "OutputFolder",
     "RunFiles",
     "RunOptions",
     "RunPlan",
@@ -47,11 +50,15 @@ __all__ = [
     "collect_record",
     "collect_replay",
     "describe_run",
+    "lock_holder",
+    "output_error",
+    "output_folder",
     "parse_responses",
     "per_conversation_rows",
     "percentile",
     "plan_run",
     "provenance_tags",
+    "read_marker",
     "response_row",
     "score_answers",
     "table_rows",

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..gold import Cassette
-from ..providers import CallResult, usage_tokens
-from ..scoring import Failure, FailureReason, Outcome, parse_response
+from ..providers import CallResult, ProviderAnswer, usage_tokens
+from ..scoring import Failure, FailureReason, Outcome, parse_response, pathological
 from ..vocab import CassetteKind
 
 
@@ -75,6 +75,12 @@ def answer_from_cassette(cassette: Cassette) -> Answer:
     )
 
 
+def keepable(answer: ProviderAnswer) -> bool:
+    """Whether a live answer may be written to a cassette: parsed and classified first, so a
+    malformed, oversized or too deeply nested answer never poisons the cassette file."""
+    return answer.malformed is None and pathological(answer.content) is None
+
+
 def answer_from_call(result: CallResult, recorded_at: str | None) -> Answer:
     cid = result.conversation_id
     if result.skipped:
@@ -83,6 +89,11 @@ def answer_from_call(result: CallResult, recorded_at: str | None) -> Answer:
         failure = Failure(FailureReason.TRANSPORT, result.transport_error or "transport")
         return Answer(cid, failure=failure, retries=result.retries)
     answer = result.answer
+    if answer.malformed is not None:
+        failure = Failure(FailureReason.MALFORMED_RESPONSE, answer.malformed)
+        return Answer(cid, failure=failure, latency_s=answer.latency_s, retries=result.retries)
+    if (bad := pathological(answer.content)) is not None and bad.failure is not None:
+        return Answer(cid, failure=bad.failure, latency_s=answer.latency_s, retries=result.retries)
     tokens_in, tokens_out = usage_tokens(answer.usage)
     return Answer(
         cid,

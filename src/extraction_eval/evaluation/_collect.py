@@ -26,7 +26,7 @@ from ..providers import (
     make_client,
 )
 from ..vocab import CassetteKind, Mode
-from ._answers import Answer, CollectedAnswers, answer_from_call, answer_from_cassette
+from ._answers import Answer, CollectedAnswers, answer_from_call, answer_from_cassette, keepable
 from ._options import RunOptions
 from ._plan import RunPlan
 
@@ -131,6 +131,8 @@ def collect_record(plan: RunPlan, gold: GoldSet, options: RunOptions) -> Collect
     recording = CassetteRecording(gold, plan.provider, plan.model)
 
     def store(cid: str, answer: ProviderAnswer) -> None:
+        if not keepable(answer):
+            return  # a typed failure of this conversation; the next `record` asks again
         recording.store(
             cid,
             response=answer.content,

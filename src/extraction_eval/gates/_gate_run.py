@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from .._exceptions import GoldDataError, TrackingError
+from .._exceptions import CannotEvaluate, GoldDataError, OutputError, TrackingError
 from .._git import git_state
-from .._jsonio import atomic_write_text, write_json
-from .._settings import project_root, tracking_uri
+from .._jsonio import atomic_write_text
+from .._settings import mask_secrets, project_root, tracking_uri
 from ..evidence import evidence_line
 from ..mlflow_names import (
     EXPERIMENT,
@@ -36,6 +35,7 @@ from ..mlflow_names import (
 )
 from ..tracking._reader import RegisteredBaseline, TrackedRun, TrackingReader
 from ..vocab import Subset
+from ._agreement import RunChoice, agreement_problem, choose_run
 from ._paired import (
     BASELINE_PER_CONVERSATION_FILE,
     PER_CONVERSATION_FILE,
@@ -47,28 +47,6 @@ from ._paired import (
     verdict_word,
 )
 from ._regression import GateResult, MetricStatus, Verdict, _cannot, judge
-
-
-@dataclass(frozen=True)
-class RunChoice:
-    run_id: str | None
-    source: str
-
-
-def choose_run(run_id: str | None, output_dir: Path) -> RunChoice:
-    """``--run-id``, else ``run.json`` from the last ``run``, else a search by HEAD (None)."""
-    if run_id:
-        return RunChoice(run_id, "--run-id")
-    run_json = output_dir / "run.json"
-    if run_json.is_file():
-        try:
-            found = json.loads(run_json.read_text(encoding="utf-8"))["run_id"]
-        except (ValueError, KeyError, TypeError):
-            raise TrackingError(
-                f"{run_json}: no 'run_id' in it; rerun `extraction-eval run` or pass --run-id."
-            ) from None
-        return RunChoice(str(found), str(run_json))
-    return RunChoice(None, "search")
 
 
 def _find(reader: TrackingReader, choice: RunChoice) -> tuple[TrackedRun | None, str]:
@@ -97,11 +75,15 @@ def _find(reader: TrackingReader, choice: RunChoice) -> tuple[TrackedRun | None,
 
 
 def evaluate(reader: TrackingReader, choice: RunChoice) -> GateResult:
-    """Judge the chosen run; an unreachable store fails closed."""
+    """Judge the chosen run once the folder, the store and HEAD agree on it; an unreachable
+    store fails closed."""
     try:
         run, why = _find(reader, choice)
         if run is None:
             return _cannot(why)
+        problem = agreement_problem(choice, run, git_state(project_root()).commit)
+        if problem is not None:
+            return _cannot(problem, run)
         baselines = reader.baselines()
     except TrackingError as exc:
         return _cannot(str(exc))
@@ -260,15 +242,28 @@ def publish_summary(markdown: str) -> None:
     """Append to the GitHub job summary when ``$GITHUB_STEP_SUMMARY`` is set."""
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
-        with open(summary, "a", encoding="utf-8") as handle:
-            handle.write(markdown + "\n")
+        try:
+            with open(summary, "a", encoding="utf-8") as handle:
+                handle.write(markdown + "\n")
+        except OSError as exc:
+            raise OutputError(
+                f"cannot append to $GITHUB_STEP_SUMMARY {summary} ({exc.strerror or type(exc).__name__}); the "
+                "verdict is not published, so the step fails closed. Fix the path or unset GITHUB_STEP_SUMMARY."
+            ) from None
 
 
-def publish(markdown: str, output_dir: Path, *, name: str = "gate.md") -> Path:
-    """Write ``output_dir / name`` (output/gate.md by default) and the job summary."""
+def publish(markdown: str, output_dir: Path, *, name: str = "gate.md", summary: bool = True) -> Path:
+    """Write ``output_dir / name`` (output/gate.md by default) and, for a report, the job summary."""
     path = output_dir / name
-    atomic_write_text(path, markdown)
-    publish_summary(markdown)
+    try:
+        atomic_write_text(path, markdown)
+    except OSError as exc:
+        raise OutputError(
+            f"cannot write {path} ({exc.strerror or type(exc).__name__}); the report is not saved, so the "
+            f"step fails closed. Make {output_dir} writable or pass another --output-dir."
+        ) from None
+    if summary:
+        publish_summary(markdown)
     return path
 
 
@@ -377,17 +372,17 @@ def run_gate(run_id: str | None, output_dir: Path, gold_dir: Path) -> tuple[Gate
             run_counts, base_counts, why = _counts(reader, result, output_dir)
             stats = row_stats(result.rows, run_counts, base_counts, result.run.metrics, why)
             drops = drop_lines(reader, result, output_dir)
-    except TrackingError as exc:
-        result = _cannot(str(exc))
+    except (TrackingError, CannotEvaluate) as exc:
+        result = _cannot(mask_secrets(str(exc)))
     note = baseline_file_note(gold_dir, result.baseline)
     markdown = render_markdown(result, baseline_note=note, stats=stats, no_interval=why, drops=drops)
     if reader is not None and result.run is not None:
         try:
             reader.annotate(result.run, {TAG_GATE_VERDICT: verdict_word(result)}, {"gate.md": markdown})
         except TrackingError as exc:
-            markdown += f"\nThe gate could not tag run {result.run.run_id} with its verdict: {exc}\n"
+            markdown += f"\nThe gate could not tag run {result.run.run_id} with its verdict: {mask_secrets(str(exc))}\n"
     if reader is not None:
         reader.close()
     publish(markdown, output_dir)
-    write_json(output_dir / "gate.json", gate_json(result, stats))
+    publish(json.dumps(gate_json(result, stats), indent=2) + "\n", output_dir, name="gate.json", summary=False)
     return result, markdown

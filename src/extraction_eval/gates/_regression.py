@@ -108,12 +108,18 @@ def _cannot(
 
 
 def judge(run: TrackedRun, baselines: Sequence[RegisteredBaseline]) -> GateResult:
-    """Decide one run against its provider's registered baseline."""
+    """Decide one run against its provider's registered baseline.
+
+    Identity first (override, subset, live, gold version, subset and matcher against the
+    baseline), for every provider; only a run that passes them all meets the enforcement
+    decision (a manual provider's run is reported, exit 0) and the metric comparison."""
     tags = run.tags
     if tags.get(TAG_RUN_KIND) != RunKind.EVAL:
         return _cannot(f"run {run.run_id} is not an extraction-eval run (tag run_kind != 'eval').", run)
     if run.status != "FINISHED":
         return _cannot(f"run {run.run_id} has status {run.status!r}; the gate judges finished runs only.", run)
+    if run.deleted:
+        return _cannot(f"run {run.run_id} is deleted; the gate judges live runs only. Restore it or rerun.", run)
     if not any(b.enforcement == Enforcement.CI.value for b in baselines):
         return _cannot(
             "no provider with enforcement 'ci' has a registered baseline, so nothing can fail "
@@ -130,19 +136,19 @@ def judge(run: TrackedRun, baselines: Sequence[RegisteredBaseline]) -> GateResul
             f"(registered: {known!r}). Register one or gate a run of a registered provider.",
             run,
         )
+    if baseline.run is not None and baseline.run.deleted:
+        return _cannot(
+            f"the baseline of {provider!r} ({baseline.model_name} version {baseline.version}) points at run "
+            f"{baseline.run_id}, which is deleted; a deleted run is no bar. Restore it (`mlflow runs restore "
+            f"--run-id {baseline.run_id}`) or promote another run.",
+            run,
+            baseline,
+        )
     measured = baseline.measured_metrics
     base_metrics = dict(measured) if measured is not None else None
     gated = baseline.gated_metrics
     rows = compare(gated, base_metrics, dict(run.metrics))
 
-    if baseline.enforcement == Enforcement.MANUAL.value:
-        return GateResult(
-            Verdict.REPORT_ONLY,
-            (f"provider {provider!r} has enforcement 'manual': reported, never fails the build.",),
-            run,
-            baseline,
-            rows,
-        )
     if tags.get(TAG_OVERRIDE) == flag(True):
         return _cannot(
             f"run {run.run_id} ran past contract drift (contract_override=true); an overridden "
@@ -179,6 +185,18 @@ def judge(run: TrackedRun, baselines: Sequence[RegisteredBaseline]) -> GateResul
                 baseline,
                 rows,
             )
+    # Every identity check above holds for a manual provider too; only then is it reported.
+    if baseline.enforcement == Enforcement.MANUAL.value:
+        return GateResult(
+            Verdict.REPORT_ONLY,
+            (
+                f"provider {provider!r} has enforcement 'manual': its run passed every identity check "
+                "and is reported, never fails the build.",
+            ),
+            run,
+            baseline,
+            rows,
+        )
     if not gated:
         return _cannot(f"the baseline of {provider!r} lists no gated metrics.", run, baseline, rows)
     missing = [r.key for r in rows if r.status is MetricStatus.MISSING]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -154,6 +155,15 @@ class ProviderBaseline(_Strict):
     metrics: dict[str, float] | None
     last_refreshed: str | None
     mlflow_run_id: str | None
+
+    @field_validator("metrics")
+    @classmethod
+    def _finite(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        """NaN and infinities are not numbers a baseline can hold: a NaN metric would never compare."""
+        for key, number in (value or {}).items():
+            if not math.isfinite(number):
+                raise ValueError(f"metric {key!r} is {number!r}; a baseline metric is a finite number (or null)")
+        return value
 
     @field_validator("last_refreshed")
     @classmethod

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from ..evaluation import COMPARISON_FILE, RunPlan
 from ..gates._gate_run import publish, render_markdown
@@ -16,7 +17,12 @@ from ..tracking._reader import TrackedRun
 
 
 def live_comparison(
-    plan: RunPlan, logged: LoggedRun, tags: Mapping[str, str], metrics: Mapping[str, float]
+    plan: RunPlan,
+    logged: LoggedRun,
+    tags: Mapping[str, str],
+    metrics: Mapping[str, float],
+    *,
+    folder: Path | None = None,
 ) -> str | None:
     """Write comparison.md (and the job summary) comparing a live run with the baseline file's
     block; None for replay runs, which the regression gate judges instead."""
@@ -40,5 +46,5 @@ def live_comparison(
         stats=stats,
         no_interval=f"{BASELINE_FILE} holds no per-conversation record to pair by",
     )
-    publish(markdown, plan.output_dir, name=COMPARISON_FILE)
+    publish(markdown, folder or plan.output_dir, name=COMPARISON_FILE)
     return markdown

@@ -7,21 +7,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._git import git_state
-from .._settings import project_root
+from .._settings import project_root, tracking_uri
 from ..evaluation import (
+    COMPARISON_FILE,
     Answer,
+    OutputFolder,
     RunOptions,
     RunPlan,
     build_params,
     build_tags,
     check_options,
     describe_run,
+    output_folder,
     plan_run,
     score_answers,
-    write_outputs,
 )
 from ..gold import load_gold
 from ..scoring import ScoreReport
+from ..tracking._connect import wait_for_server
 from ..tracking._log import LoggedRun
 from ..vocab import CassetteKind, Mode
 from ._compare import live_comparison
@@ -33,6 +36,7 @@ from ._steps import (
     experiment_notes,
     log_run,
     write_run_file,
+    write_staged,
 )
 
 
@@ -55,11 +59,22 @@ class RunResult:
 
 
 def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions | None = None) -> RunResult:
-    """Load, gate, answer, score, log and write: one evaluation, one MLflow run."""
+    """Load, gate, answer, score, log and write: one evaluation, one MLflow run.
+
+    The output folder is one unit (``evaluation.output_folder``): locked, cleared and marked
+    RUNNING first; the files are staged and renamed into place after the MLflow run ends, or
+    the folder is left marked FAILED/KILLED with the reason.
+    """
     options = options or RunOptions()
-    check_options(mode, options)
+    check_options(mode, options)  # refused before the folder is touched
+    with output_folder(output_dir) as folder:
+        return _run_steps(mode, gold_dir, folder, options)
+
+
+def _run_steps(mode: Mode, gold_dir: Path, folder: OutputFolder, options: RunOptions) -> RunResult:
     gold = load_gold(gold_dir, require_manifest=mode.is_replay)
-    plan = plan_run(mode, gold_dir, output_dir, gold.manifest)
+    plan = plan_run(mode, gold_dir, folder.path, gold.manifest)
+    wait_for_server(tracking_uri())  # before any provider call is paid for
     selected = gold.subset_conversations(plan.subset)
     verdict = check_contract(plan, gold, selected)
     override = verdict is not None and verdict.override
@@ -76,11 +91,13 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
     )
     tags = build_tags(plan, gold, collected, override=override, git=git_state(project_root()), matcher=matcher)
     params = build_params(plan, gold_dir, len(selected), options, matcher=matcher)
-    files = write_outputs(output_dir, gold_dir, scored)
+    files = write_staged(folder, gold_dir, scored)
     description = describe_run(plan, gold.version, collected.cassette_kind, override=override)
     logged = log_run(plan, gold, scored, files, tags=tags, params=params, description=description)
-    run_file = write_run_file(plan, logged, collected, tags)
-    comparison = live_comparison(plan, logged, tags, scored.metrics)
+    folder.run_id = logged.run_id
+    write_run_file(folder.staging, plan, logged, collected, tags)
+    comparison = live_comparison(plan, logged, tags, scored.metrics, folder=folder.staging)
+    committed = folder.commit()
     return RunResult(
         plan=plan,
         logged=logged,
@@ -92,6 +109,6 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
         notes=(*contract_notes(verdict), *collected.notes, *scored.notes, *experiment_notes(plan, logged)),
         tags=tags,
         answers=collected.answers,
-        files=(*files.artifacts, run_file),
+        files=tuple(p for p in committed if p.name != COMPARISON_FILE),
         comparison=comparison,
     )

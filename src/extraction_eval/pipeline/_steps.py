@@ -10,6 +10,7 @@ from .._settings import mlflow_run_id, tracking_uri
 from ..evaluation import (
     Answer,
     CollectedAnswers,
+    OutputFolder,
     RunFiles,
     RunOptions,
     RunPlan,
@@ -18,7 +19,9 @@ from ..evaluation import (
     collect_live,
     collect_record,
     collect_replay,
+    output_error,
     table_rows,
+    write_outputs,
     write_run_json,
 )
 from ..evaluation._judging import JUDGMENTS_FILE, choose_matcher, is_judge, record_judgments
@@ -118,10 +121,21 @@ def experiment_notes(plan: RunPlan, logged: LoggedRun) -> tuple[str, ...]:
     )
 
 
-def write_run_file(plan: RunPlan, logged: LoggedRun, collected: CollectedAnswers, tags: Mapping[str, str]) -> Path:
-    """run.json in the output folder: the run's id, where it was logged, its evidence and tags."""
+def write_staged(folder: OutputFolder, gold_dir: Path, scored: ScoredRun) -> RunFiles:
+    """The output files, into the folder's staging folder (a full disk is an OutputError)."""
+    try:
+        return write_outputs(folder.staging, gold_dir, scored)
+    except OSError as exc:
+        raise output_error(folder.path, "write", exc) from None
+
+
+def write_run_file(
+    target: Path, plan: RunPlan, logged: LoggedRun, collected: CollectedAnswers, tags: Mapping[str, str]
+) -> Path:
+    """run.json in ``target`` (the staging folder): the run's id, where it was logged, its evidence,
+    its tags, and the metrics it logged (the gate checks metrics.json and MLflow agree with it)."""
     return write_run_json(
-        plan.output_dir,
+        target,
         run_id=logged.run_id,
         experiment_id=logged.experiment_id,
         experiment_name=logged.experiment_name,

@@ -19,6 +19,9 @@ class ProviderAnswer:
     system_fingerprint: str | None
     usage: dict[str, Any] | None
     latency_s: float
+    #: Why the body is not a usable chat completion (HTML or ``[]`` with status 200, content that is
+    #: not text, usage counts that are not numbers): a typed failure of this conversation, never kept.
+    malformed: str | None = None
 
 
 class ProviderClient(Protocol):

@@ -7,7 +7,6 @@ from typing import Any
 
 import httpx
 
-from .._exceptions import ProviderError
 from ..contract import SAMPLING, batch_extraction_schema, full_messages
 from ..gold import Conversation
 from ._base import ProviderAnswer
@@ -25,18 +24,55 @@ def response_format() -> dict[str, Any]:
     }
 
 
-def answer_from_completion(completion: dict[str, Any], latency_s: float) -> ProviderAnswer:
-    """The fields a cassette keeps, from a chat.completion object (missing parts are None)."""
-    choices = completion.get("choices") or [{}]
-    choice = choices[0] if isinstance(choices[0], dict) else {}
-    message = choice.get("message") or {}
+_TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens", "input_tokens", "output_tokens")
+
+
+def _malformed(completion: Any) -> str | None:
+    """Why ``completion`` is not a chat.completion object the harness can keep; None when it is."""
+    if not isinstance(completion, dict):
+        return f"the body is a JSON {type(completion).__name__}, not a chat.completion object"
+    choices = completion.get("choices")
+    if choices is None:
+        return None  # no choice at all: an empty answer, typed as such when it is scored
+    if not isinstance(choices, list) or (choices and not isinstance(choices[0], dict)):
+        return f"'choices' is {type(choices).__name__} {str(choices)[:60]!r}, not a list of objects"
+    choice = choices[0] if choices else {}
+    message = choice.get("message")
+    if message is not None and not isinstance(message, dict):
+        return f"'message' is {type(message).__name__}, not an object"
+    for where, value in (
+        ("message.content", (message or {}).get("content")),
+        ("message.refusal", (message or {}).get("refusal")),
+        ("finish_reason", choice.get("finish_reason")),
+        ("system_fingerprint", completion.get("system_fingerprint")),
+    ):
+        if value is not None and not isinstance(value, str):
+            return f"'{where}' is {type(value).__name__} {str(value)[:60]!r}, not text"
     usage = completion.get("usage")
+    if usage is not None:
+        if not isinstance(usage, dict):
+            return f"'usage' is {type(usage).__name__}, not an object"
+        for key in _TOKEN_FIELDS:
+            count = usage.get(key)
+            if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 0):
+                return f"'usage.{key}' is {count!r}, not a count of tokens"
+    return None
+
+
+def answer_from_completion(completion: Any, latency_s: float) -> ProviderAnswer:
+    """The fields a cassette keeps, from a chat.completion object (missing parts are None); a body
+    of the wrong shape is an answer marked ``malformed``, with nothing of it kept."""
+    if (why := _malformed(completion)) is not None:
+        return ProviderAnswer(None, None, None, None, None, latency_s, malformed=why)
+    choices = completion.get("choices") or [{}]
+    choice = choices[0]
+    message = choice.get("message") or {}
     return ProviderAnswer(
         content=message.get("content"),
         finish_reason=choice.get("finish_reason"),
         refusal=message.get("refusal"),
         system_fingerprint=completion.get("system_fingerprint"),
-        usage=usage if isinstance(usage, dict) else None,
+        usage=completion.get("usage"),
         latency_s=latency_s,
     )
 
@@ -97,13 +133,17 @@ class ChatCompletionsClient:
         latency = time.perf_counter() - started
         try:
             completion = response.json()
-        except ValueError:
-            raise ProviderError(
+        except (ValueError, RecursionError):
+            # a 200 that is not JSON (an HTML error page from a proxy): this conversation's typed
+            # failure, not the whole run's; the next conversation may well get a real answer
+            kind = response.headers.get("content-type")
+            snippet = response.text[:60]
+            why = (
                 f"{self._name} answered {response.status_code} to {self._url} with a body that is not JSON "
-                f"(content-type {response.headers.get('content-type')!r}); check that the base URL is an "
-                "OpenAI-compatible /v1 endpoint."
-            ) from None
-        return answer_from_completion(completion if isinstance(completion, dict) else {}, latency)
+                f"(content-type {kind!r}): {snippet!r}; check that the base URL is an OpenAI-compatible /v1 endpoint."
+            )
+            return ProviderAnswer(None, None, None, None, None, latency, malformed=why)
+        return answer_from_completion(completion, latency)
 
     async def aclose(self) -> None:
         await self._client.close()

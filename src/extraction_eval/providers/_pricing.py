@@ -17,7 +17,12 @@ def usage_tokens(usage: Mapping[str, Any] | None) -> tuple[int | None, int | Non
         return None, None
     prompt = usage.get("prompt_tokens", usage.get("input_tokens"))
     completion = usage.get("completion_tokens", usage.get("output_tokens"))
-    return (int(prompt) if prompt is not None else None, int(completion) if completion is not None else None)
+    return _count(prompt), _count(completion)
+
+
+def _count(value: Any) -> int | None:
+    """A token count, or None for anything that is not one (a string, a float, a bool)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import errno
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -63,8 +64,23 @@ def retry_after_seconds(headers: Any) -> float | None:
         return max(0.0, parsed.timestamp() - time.time())
 
 
+def _was_reset(exc: BaseException) -> bool:
+    """Whether a TCP reset is behind ``exc``: the aiohttp transport reports one as a connect
+    *timeout* (``ConnectTimeout('[Errno 104] Connection reset by peer')``), so look down the chain."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionResetError) or getattr(current, "errno", None) == errno.ECONNRESET:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def _classify(exc: openai.APIError) -> tuple[bool, str, float | None]:
     """(retryable, short description, server-requested delay) of an SDK error."""
+    if isinstance(exc, openai.APIConnectionError) and _was_reset(exc):
+        return True, "connection_reset", None
     if isinstance(exc, openai.APITimeoutError):
         return True, "timeout", None
     if isinstance(exc, openai.APIConnectionError):

@@ -15,7 +15,7 @@ from ._metrics import (
     score,
     score_conversation,
 )
-from ._parse import parse_response
+from ._parse import MAX_RESPONSE_CHARS, parse_response, pathological
 from ._registry import DEFAULT_MATCHER, MATCHERS, matcher_params, resolve_matcher
 from ._types import Case, ExpectedItem, Failure, FailureReason, Memory, Outcome
 from ._uncertainty import Z95, denominator, paired_se, standard_error, uncertainty_metrics
@@ -26,6 +26,7 @@ __all__ = [
     "JUDGE_NAME",
     "LOWER_IS_BETTER",
     "MATCHERS",
+    "MAX_RESPONSE_CHARS",
     "Z95",
     "Case",
     "ConversationScore",
@@ -53,6 +54,7 @@ __all__ = [
     "normalize",
     "paired_se",
     "parse_response",
+    "pathological",
     "resolve_matcher",
     "score",
     "score_conversation",

@@ -19,6 +19,11 @@ class FailureReason(StrEnum):
     EMPTY_RESPONSE = "empty_response"
     TRANSPORT = "transport"
     BUDGET_EXHAUSTED = "budget_exhausted"
+    #: An answer over MAX_RESPONSE_CHARS, or nested deeper than MAX_JSON_DEPTH: never parsed, never recorded.
+    TOO_LARGE = "too_large"
+    TOO_NESTED = "too_nested"
+    #: A 200 whose body is not a chat completion (HTML, ``[]``), content that is not text, bad usage.
+    MALFORMED_RESPONSE = "malformed_response"
 
 
 @dataclass(frozen=True)

@@ -53,20 +53,25 @@ class Reply:
     body: Any
     serial: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
+    #: A body sent as these bytes (with ``content_type``) instead of JSON: a proxy's HTML page.
+    raw: bytes | None = None
+    content_type: str = "application/json"
 
     def header_list(self) -> list[tuple[str, str]]:
-        out = [("Content-Type", "application/json")]
+        out = [("Content-Type", self.content_type)]
         if self.serial is not None:
             out.append(("x-request-id", f"req_stub_{self.serial}"))
         out.extend(self.headers)
         return out
 
     def encoded_body(self) -> bytes:
-        return dumps(self.body)
+        return self.raw if self.raw is not None else dumps(self.body)
 
 
 #: What a handler returns when the connection must close without a response.
 DROP = None
+#: What a handler returns when the connection must be reset (TCP RST) without a response.
+RESET = Reply(0, None)
 
 
 def bearer_key(headers: Mapping[str, str]) -> str | None:
@@ -216,6 +221,8 @@ async def scripted(
     failure = behavior.failure_for(attempt)
     if failure == "drop":
         return DROP
+    if failure == "reset":
+        return RESET
     if failure == "hang":
         await asyncio.sleep(behavior.hang_s)
         return DROP
@@ -232,7 +239,27 @@ async def scripted(
         finish_reason=finish,
     )
     extra = (("x-echo-key", key),) if behavior.answer == "echo_key" else ()
-    return Reply(200, completion, serial, extra)
+    return malformed_reply(behavior.answer, completion, serial) or Reply(200, completion, serial, extra)
+
+
+def malformed_reply(answer: str, completion: dict[str, Any], serial: str) -> Reply | None:
+    """A 200 whose body a client must not trust (the fault suite's answers); None for the others."""
+    message = completion["choices"][0]["message"]
+    if answer == "html":
+        return Reply(200, None, serial, raw=b"<html><body>Sign in</body></html>", content_type="text/html")
+    if answer == "empty_list":
+        return Reply(200, [], serial)
+    if answer == "content_list":
+        message["content"] = [{"type": "text", "text": message["content"]}]
+    elif answer == "content_int":
+        message["content"] = 42
+    elif answer == "usage_string":
+        completion["usage"]["prompt_tokens"] = "many"
+    elif answer == "deep_nesting":
+        message["content"] = "[" * 100_000 + "]" * 100_000
+    else:
+        return None
+    return Reply(200, completion, serial)
 
 
 _NO_KEY = error_body(

@@ -24,9 +24,16 @@ ANSWERS = (
     "length",
     "content_filter",
     "echo_key",
+    # malformed answers with status 200 (issue 12's fault suite): each a typed failure of its conversation
+    "html",
+    "empty_list",
+    "content_list",
+    "content_int",
+    "usage_string",
+    "deep_nesting",
 )
-#: Non-numeric failure modes of ``fail_first``.
-FAILURE_MODES = ("hang", "drop")
+#: Non-numeric failure modes of ``fail_first`` (``reset``: close with a TCP RST, no response).
+FAILURE_MODES = ("hang", "drop", "reset")
 
 Failure = int | str
 

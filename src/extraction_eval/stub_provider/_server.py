@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import signal
 import socket
+import struct
 import sys
 import threading
 import time
@@ -32,7 +33,7 @@ from .._jsonio import atomic_write_text
 from ..contract import render_conversation
 from ..gold import load_gold
 from ..vocab import DEFAULT_MODELS
-from ._handler import DROP, Incoming, Reply, handle
+from ._handler import DROP, RESET, Incoming, Reply, handle
 from ._responses import error_body, last_user_text
 from ._script import AnswerSet, StubScript, coerce_answers
 
@@ -186,6 +187,13 @@ class StubProviderServer:
             if request.transport is not None:
                 request.transport.close()
             return web.Response()  # never sent: aiohttp finds the connection closed
+        if reply is RESET:  # scripted reset: SO_LINGER 0, so closing sends an RST
+            if request.transport is not None:
+                sock = request.transport.get_extra_info("socket")
+                if sock is not None:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                request.transport.abort()
+            return web.Response()  # never sent: the connection was reset
         return _response(reply)
 
     def __enter__(self) -> StubProviderServer:

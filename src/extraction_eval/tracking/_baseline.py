@@ -19,7 +19,7 @@ from typing import Any
 
 from .._exceptions import ConfigurationError, GoldDataError, TrackingError
 from .._jsonio import atomic_write_text, dumps_line, write_json
-from .._settings import hide_uri_password, tracking_uri
+from .._settings import hide_uri_password, mask_secrets, tracking_uri
 from ..gold import (
     BASELINE_PER_CONVERSATION_FILE,
     BaselineCountsRow,
@@ -56,6 +56,8 @@ from ..mlflow_names import (
     registered_model_name,
 )
 from ..vocab import CassetteKind, Enforcement, Mode, Subset
+from ._connect import configure_mlflow_client, mlflow_client
+from ._log import end_orphan
 from ._refused import is_refusal, refusal
 
 
@@ -78,9 +80,9 @@ class Registered:
 
 
 def _client(uri: str) -> Any:
-    from mlflow import MlflowClient
 
-    return MlflowClient(tracking_uri=uri, registry_uri=uri)
+    configure_mlflow_client()
+    return mlflow_client(uri, registry=True)
 
 
 @contextlib.contextmanager
@@ -99,7 +101,7 @@ def _store_errors(uri: str, action: str) -> Iterator[None]:
             f"the tracking store {uri!r} refused a request ({exc.error_code}: {exc.message}); "
             "check MLFLOW_TRACKING_URI and that the store is up."
         )
-        raise TrackingError(hide_uri_password(message, uri)) from None
+        raise TrackingError(mask_secrets(hide_uri_password(message, uri))) from None
 
 
 def _registered_model(client: Any, name: str) -> Any | None:
@@ -193,14 +195,19 @@ def _register(client: Any, source: BaselineSource, *, if_missing: bool, replace:
         }
         # The client, not the fluent API: the fluent tracking URI is process-global state.
         run = client.create_run(experiment_id, tags=tags, run_name=f"baseline-{provider}")
-        if block.metrics:
-            now = int(time.time() * 1000)
-            client.log_batch(run.info.run_id, metrics=[Metric(k, float(v), now, 0) for k, v in block.metrics.items()])
-        rows = [r for r in source.counts if r.provider == provider]
-        if rows:
-            check_counts_reproduce(rows, block, source.counts_where)
-            client.log_text(run.info.run_id, counts_jsonl(rows), BASELINE_PER_CONVERSATION_FILE)
-        client.set_terminated(run.info.run_id, "FINISHED")
+        try:
+            if block.metrics:
+                now = int(time.time() * 1000)
+                metrics = [Metric(k, float(v), now, 0) for k, v in block.metrics.items()]
+                client.log_batch(run.info.run_id, metrics=metrics)
+            rows = [r for r in source.counts if r.provider == provider]
+            if rows:
+                check_counts_reproduce(rows, block, source.counts_where)
+                client.log_text(run.info.run_id, counts_jsonl(rows), BASELINE_PER_CONVERSATION_FILE)
+            client.set_terminated(run.info.run_id, "FINISHED")
+        except BaseException as exc:  # never a seed run left RUNNING
+            end_orphan(client, run.info.run_id, exc)
+            raise
         _ensure_model(client, name)
         version = client.create_model_version(
             name,

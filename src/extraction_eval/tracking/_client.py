@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from .._exceptions import TrackingError
 from .._settings import hide_uri_password
 from ..mlflow_names import BASELINE_ALIAS, MODEL_PREFIX, provider_of_model
+from ._connect import mlflow_client
 from ._reader import RegisteredBaseline, TrackedRun, local_artifact_dir
 
 
@@ -28,6 +29,7 @@ def _tracked_run(run: Any) -> TrackedRun:
         tags=dict(run.data.tags),
         metrics=dict(run.data.metrics),
         artifact_uri=str(run.info.artifact_uri or ""),
+        deleted=getattr(run.info, "lifecycle_stage", None) == "deleted",
     )
 
 
@@ -69,11 +71,10 @@ class ClientReader:
 
     @_store_errors
     def _open(self) -> None:
-        from mlflow import MlflowClient
         from mlflow.exceptions import MlflowException
 
         self._missing = MlflowException
-        self._client = MlflowClient(tracking_uri=self._uri, registry_uri=self._uri)
+        self._client = mlflow_client(self._uri, registry=True)
 
     def _absent(self, exc: Exception) -> bool:
         return "RESOURCE_DOES_NOT_EXIST" in str(getattr(exc, "error_code", "")) or "not found" in str(exc).lower()

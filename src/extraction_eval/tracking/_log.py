@@ -10,6 +10,7 @@ from __future__ import annotations
 import getpass
 import hashlib
 import json
+import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -17,9 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._exceptions import TrackingError
+from .._exceptions import Terminated, TrackingError
+from .._settings import mask_secrets
 from ..gold import CONVERSATIONS_FILE, EXPECTED_FILE, GoldSet
 from ..mlflow_names import TAG_LOGGED_ARTIFACTS, TAG_NOTE
+from ._connect import configure_mlflow_client, mlflow_client
 from ._refused import refusal
 
 TABLE_FILE = "per_conversation_table.json"
@@ -110,13 +113,16 @@ def log_eval_run(
     dataset: DatasetInfo,
     failed: bool,
 ) -> LoggedRun:
-    """Create (or, under ``mlflow run``, continue) the run and log everything to it."""
-    from mlflow import MlflowClient
-    from mlflow.entities import DatasetInput, InputTag, Metric, Param, RunTag
+    """Create (or, under ``mlflow run``, continue) the run and log everything to it.
+
+    Once the run exists, any failure (an exception, SIGINT, SIGTERM) ends it FAILED or
+    KILLED and names it on stderr; nothing is left RUNNING without a word.
+    """
     from mlflow.exceptions import MlflowException
 
+    configure_mlflow_client()
     try:
-        client = MlflowClient(tracking_uri=tracking_uri)
+        client = mlflow_client(tracking_uri)
         if run_id is not None:
             experiment_id = client.get_run(run_id).info.experiment_id
             rid = run_id
@@ -131,40 +137,120 @@ def log_eval_run(
                 "mlflow.source.type": "LOCAL",
             }
             rid = client.create_run(experiment_id, run_name=run_name, tags=source_tags).info.run_id
-        now = int(time.time() * 1000)
-        all_tags = {
-            **tags,
-            TAG_NOTE: description,
-            TAG_LOGGED_ARTIFACTS: json.dumps([{"path": TABLE_FILE, "type": "table"}]),
-        }
-        client.log_batch(
+    except (MlflowException, OSError) as exc:
+        refused = refusal(exc, tracking_uri, f"log the run to experiment {experiment_name!r}")
+        raise (refused or _tracking_error(tracking_uri, exc, None)) from None
+    try:
+        _log_everything(
+            client,
             rid,
-            metrics=[Metric(k, float(v), now, 0) for k, v in sorted(metrics.items())],
-            params=[Param(k, v) for k, v in sorted(params.items())],
-            tags=[RunTag(k, v) for k, v in sorted(all_tags.items())],
+            tags={**tags, TAG_NOTE: description},
+            params=params,
+            metrics=metrics,
+            artifacts=artifacts,
+            table_rows=table_rows,
+            dataset=dataset,
         )
-        client.log_inputs(
-            rid, datasets=[DatasetInput(_dataset_entity(dataset), tags=[InputTag("mlflow.data.context", "evaluation")])]
-        )
-        for path in artifacts:
-            client.log_artifact(rid, str(path))
-        with tempfile.TemporaryDirectory() as tmp:
-            table = Path(tmp) / TABLE_FILE
-            table.write_text(table_json(table_rows), encoding="utf-8")
-            client.log_artifact(rid, str(table))
         status = "FAILED" if failed else "FINISHED"
         client.set_terminated(rid, status)
-        return LoggedRun(rid, experiment_id, client.get_experiment(experiment_id).name, tracking_uri, status)
-    except MlflowException as exc:
-        refused = refusal(exc, tracking_uri, f"log the run to experiment {experiment_name!r}")
-        if refused is not None:
-            raise refused from None
-        raise TrackingError(
-            f"MLflow at {tracking_uri!r} refused the run: {exc.message}. Check "
-            "MLFLOW_TRACKING_URI and that the server is up."
-        ) from None
-    except OSError as exc:
-        raise TrackingError(
-            f"cannot reach the MLflow tracking store at {tracking_uri!r}: {exc}. Start the "
-            "server or fix MLFLOW_TRACKING_URI."
-        ) from None
+        name = client.get_experiment(experiment_id).name
+    except BaseException as exc:
+        ended = end_orphan(client, rid, exc)
+        setattr(exc, "run_id", rid)  # noqa: B010 - the output folder's marker names the run
+        if isinstance(exc, (MlflowException, OSError)):
+            refused = refusal(exc, tracking_uri, f"log the run to experiment {experiment_name!r}")
+            if refused is not None:
+                refused.run_id = rid
+            raise (refused or _tracking_error(tracking_uri, exc, rid, ended)) from None
+        raise
+    return LoggedRun(rid, experiment_id, name, tracking_uri, status)
+
+
+def _log_everything(
+    client: Any,
+    rid: str,
+    *,
+    tags: Mapping[str, str],
+    params: Mapping[str, str],
+    metrics: Mapping[str, float],
+    artifacts: Sequence[Path],
+    table_rows: Sequence[Mapping[str, Any]],
+    dataset: DatasetInfo,
+) -> None:
+    from mlflow.entities import DatasetInput, InputTag, Metric, Param, RunTag
+
+    now = int(time.time() * 1000)
+    all_tags = {**tags, TAG_LOGGED_ARTIFACTS: json.dumps([{"path": TABLE_FILE, "type": "table"}])}
+    client.log_batch(
+        rid,
+        metrics=[Metric(k, float(v), now, 0) for k, v in sorted(metrics.items())],
+        params=[Param(k, v) for k, v in sorted(params.items())],
+        tags=[RunTag(k, v) for k, v in sorted(all_tags.items())],
+    )
+    client.log_inputs(
+        rid, datasets=[DatasetInput(_dataset_entity(dataset), tags=[InputTag("mlflow.data.context", "evaluation")])]
+    )
+    for path in artifacts:
+        client.log_artifact(rid, str(path))
+    with tempfile.TemporaryDirectory() as tmp:
+        table = Path(tmp) / TABLE_FILE
+        table.write_text(table_json(table_rows), encoding="utf-8")
+        client.log_artifact(rid, str(table))
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted (SIGINT)"
+    if isinstance(exc, Terminated):
+        return "terminated (SIGTERM)"
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return f"{type(exc).__name__}: {first[:300]}" if first else type(exc).__name__
+
+
+def end_orphan(client: Any, rid: str, exc: BaseException) -> str | None:
+    """End run ``rid`` KILLED (a signal) or FAILED (anything else) and say so on stderr; when the
+    store cannot be reached to end it, say that it is left RUNNING and how to end it. Returns
+    the status it ended with, None when it could not be ended."""
+    status = "FAILED" if isinstance(exc, Exception) else "KILLED"
+    reason = _reason(exc)
+    ended: str | None = status
+    try:
+        client.set_terminated(rid, status)
+        line = f"MLflow run {rid} ended {status}: {reason}"
+    except Exception as end_exc:  # the store is gone too: name the run so it can be ended by hand
+        ended = None
+        line = (
+            f"MLflow run {rid} is left RUNNING ({reason}; ending it failed: {type(end_exc).__name__}); "
+            f"end it with `mlflow runs delete --run-id {rid}` or in the UI"
+        )
+    sys.stderr.write(mask_secrets(line) + "\n")
+    sys.stderr.flush()
+    return ended
+
+
+def _tracking_error(uri: str, exc: BaseException, rid: str | None, ended: str | None = None) -> TrackingError:
+    """What failed, named: a store that refused or could not be written, or a server that is down."""
+    detail = str(getattr(exc, "message", None) or exc).strip().splitlines()
+    first = detail[0][:300] if detail else type(exc).__name__
+    run = "" if rid is None else f" (run {rid} ended {ended})" if ended else f" (run {rid} is left RUNNING)"
+    unreachable = any(
+        s in first for s in ("Connection refused", "Max retries exceeded", "Failed to establish", "timed out")
+    )
+    if unreachable:
+        message = (
+            f"cannot reach the MLflow tracking server at {uri!r}{run}: {first}. Start the server or fix "
+            "MLFLOW_TRACKING_URI."
+        )
+    elif isinstance(exc, OSError) and not uri.startswith(("http://", "https://")):
+        message = (
+            f"cannot write the MLflow tracking store at {uri!r}{run}: {first}. Make the store writable, free "
+            "space on its disk, or point MLFLOW_TRACKING_URI at another store."
+        )
+    else:
+        message = (
+            f"the MLflow tracking store at {uri!r} refused or could not store the run{run}: {first}. Check the "
+            "server's log (a full or read-only disk on the server shows here) and MLFLOW_TRACKING_URI."
+        )
+    error = TrackingError(mask_secrets(message))
+    error.run_id = rid
+    return error

@@ -22,6 +22,8 @@ class TrackedRun:
     tags: Mapping[str, str] = field(default_factory=dict)
     metrics: Mapping[str, float] = field(default_factory=dict)
     artifact_uri: str = ""
+    #: Soft-deleted (lifecycle stage "deleted"): still readable by id, never a bar or a verdict.
+    deleted: bool = False
 
 
 @dataclass(frozen=True)

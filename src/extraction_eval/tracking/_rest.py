@@ -32,6 +32,7 @@ def _tracked_run(payload: dict[str, Any]) -> TrackedRun:
         tags={t["key"]: t.get("value", "") for t in data.get("tags", [])},
         metrics={m["key"]: float(m["value"]) for m in data.get("metrics", [])},
         artifact_uri=info.get("artifact_uri", ""),
+        deleted=info.get("lifecycle_stage") == "deleted",
     )
 
 
