@@ -188,3 +188,79 @@ def test_oracle_cassette_response_is_the_expected_json(tiny_gold: Path) -> None:
         ]
     }
     assert rows["t02"].cassette_kind.value == "oracle_aligned_expected_json"
+
+
+def _rows(gold_dir: Path) -> dict[str, dict[str, str]]:
+    return {
+        r["conversation_id"]: r for r in map(json.loads, (gold_dir / "openai_cassettes.jsonl").read_text().splitlines())
+    }
+
+
+def _fix(gold_dir: Path) -> str:
+    return (
+        "Fix the ids or the files, or rewrite the cassettes with "
+        f"`extraction-eval cassettes oracle --gold {gold_dir}`; no override lifts this."
+    )
+
+
+def test_swapped_cassettes_whole_message(tiny_gold: Path) -> None:
+    def swap(rows):  # type: ignore[no-untyped-def]
+        a = next(r for r in rows if r["conversation_id"] == "t01")
+        b = next(r for r in rows if r["conversation_id"] == "t02")
+        a["request_sha256"], b["request_sha256"] = b["request_sha256"], a["request_sha256"]
+        return rows
+
+    before = _rows(tiny_gold)
+    h1, h2 = before["t01"]["request_sha256"], before["t02"]["request_sha256"]
+    _rewrite(tiny_gold, swap)
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold)
+
+    def block(cid: str, recorded: str, now: str, other: str, line: int) -> list[str]:
+        return [
+            f"conversation {cid!r}: request hash mismatch (recorded {recorded[:12]}…, now {now[:12]}…; line {line}).",
+            f"  recording {cid!r} (recorded_at {before[cid]['recorded_at']}):",
+            "    conversation_id  ok",
+            "    model            ok",
+            f"    request_sha256   DIFFERS (it is the request of conversation {other!r}: cassettes swapped or ids renamed)",
+            "    prompt_sha256    ok",
+            "    schema_sha256    ok",
+        ]
+
+    assert str(info.value).splitlines() == [
+        f"{tiny_gold / 'openai_cassettes.jsonl'}: 2 conversation(s) cannot be replayed:",
+        *block("t01", h2, h1, "t02", 1),
+        *block("t02", h1, h2, "t01", 2),
+        _fix(tiny_gold),
+    ]
+
+
+def test_only_five_problems_are_shown_and_the_rest_counted(tiny_gold: Path) -> None:
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold, model="gpt-4o")
+    text = str(info.value)
+    assert text.count("request hash mismatch") == 5
+    assert [line[:30] for line in text.splitlines() if line.startswith("conversation ")] == [
+        f"conversation 't0{i}': request hash mismatch"[:30] for i in range(1, 6)
+    ]
+    assert text.endswith("\n... and 3 more.\n" + _fix(tiny_gold))
+
+
+@pytest.mark.parametrize(("part", "fixture"), [("prompt", "changed_prompt"), ("schema", "changed_schema")])
+def test_a_contract_change_is_shown_on_its_own_line(
+    tiny_gold: Path, request: pytest.FixtureRequest, part: str, fixture: str
+) -> None:
+    # the cassettes were recorded under the old contract; a model mismatch makes them print
+    recorded_at = _rows(tiny_gold)["t01"]["recorded_at"]
+    request.getfixturevalue(fixture)
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold, model="gpt-4o")
+    first = str(info.value).split("\nconversation 't02'")[0].splitlines()
+    assert first[2:] == [
+        f"  recording 't01' (recorded_at {recorded_at}):",
+        "    conversation_id  ok",
+        "    model            DIFFERS (recorded 'gpt-4o-mini', requested 'gpt-4o')",
+        "    request_sha256   DIFFERS (only the model name differs)",
+        f"    prompt_sha256    {'DIFFERS' if part == 'prompt' else 'ok'}",
+        f"    schema_sha256    {'DIFFERS' if part == 'schema' else 'ok'}",
+    ]
