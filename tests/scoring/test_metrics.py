@@ -162,7 +162,7 @@ def test_zero_denominators_expected_but_nothing_predicted_is_zero() -> None:
 
 
 def test_run_over_zero_conversations_is_an_error() -> None:
-    with pytest.raises(ValueError, match="zero conversations"):
+    with pytest.raises(ValueError, match=r"^a run over zero conversations has no metrics$"):
         score([], DEFAULT_MATCHER)
 
 
@@ -206,9 +206,46 @@ def test_hungarian_prefers_the_assignment_with_the_larger_total() -> None:
 def test_failed_conversation_keeps_its_reason_in_the_detail() -> None:
     result = score(mixed_cases(), DEFAULT_MATCHER)
     row = next(c for c in result.conversations if c.conversation_id == "C").to_json()
-    assert row["status"] == "failed"
-    assert row["failure_reason"] == "invalid_json"
-    assert row["predicted"] == [] and row["missed"] == ["c1"]
+    counts: dict[str, list[int]] = {
+        f"{kind}/{c.value}": [0, 0]
+        for kind in ("precision", "recall", "category_accuracy", "temporal_accuracy")
+        for c in Category
+    }
+    for key in ("micro/precision", "strict/precision", "category_accuracy", "temporal_accuracy"):
+        counts[key] = [0, 0]
+    for key in ("multilabel/exact_match", "supersession/recall", "supersession/stale_leak_rate"):
+        counts[key] = [0, 0]
+    counts.update(
+        {
+            "recall/episodic": [0, 1],
+            "micro/recall": [0, 1],
+            "strict/recall": [0, 1],
+            "negatives/false_positive_rate": [0, 0],
+            "failures/rate": [1, 1],
+        }
+    )
+    assert row == {
+        "conversation_id": "C",
+        "status": "failed",
+        "failure_reason": "invalid_json",
+        "error": "x",
+        "expected": [
+            {
+                "memory_id": "c1",
+                "content": DENTIST,
+                "categories": ["episodic"],
+                "temporal_kind": "future",
+                "supersedes": None,
+            }
+        ],
+        "predicted": [],
+        "matches": [],
+        "missed": ["c1"],
+        "spurious": [],
+        "supersession_hits": [],
+        "stale_leaks": [],
+        "counts": dict(sorted(counts.items())),
+    }
 
 
 def test_one_empty_conversation_every_metric() -> None:
