@@ -264,3 +264,94 @@ def test_a_contract_change_is_shown_on_its_own_line(
         f"    prompt_sha256    {'DIFFERS' if part == 'prompt' else 'ok'}",
         f"    schema_sha256    {'DIFFERS' if part == 'schema' else 'ok'}",
     ]
+
+
+def _recording(cid: str, recorded_at: str, request: str, *, model: str = "    model            ok") -> list[str]:
+    return [
+        f"  recording {cid!r} (recorded_at {recorded_at}):",
+        "    conversation_id  DIFFERS",
+        model,
+        f"    request_sha256   {request}",
+        "    prompt_sha256    ok",
+        "    schema_sha256    ok",
+    ]
+
+
+def test_renamed_cassette_whole_message(tiny_gold: Path) -> None:
+    def rename(rows):  # type: ignore[no-untyped-def]
+        for r in rows:
+            if r["conversation_id"] == "t03":
+                r["conversation_id"] = "t3"
+        return rows
+
+    at = _rows(tiny_gold)["t03"]["recorded_at"]
+    at8 = _rows(tiny_gold)["t08"]["recorded_at"]
+    _rewrite(tiny_gold, rename)
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold)
+    assert str(info.value).splitlines() == [
+        f"{tiny_gold / 'openai_cassettes.jsonl'}: 1 conversation(s) cannot be replayed; "
+        "cassettes for conversations the gold set does not have: ['t3']:",
+        "conversation 't03': no cassette recorded.",
+        *_recording("t3", at, "ok"),  # the closest recording has exactly this request
+        *_recording("t08", at8, "DIFFERS (it is the request of conversation 't08', the one it is filed under)"),
+        "  the recording filed as 't3' has this request.",
+        "line 3: cassette 't3': the gold set has no conversation 't3' (closest ['t03']).",
+        *_recording("t3", at, "ok"),
+        "  the cassette filed as 't3' has the request of gold conversation 't03': file it as 't03', or remove it.",
+        _fix(tiny_gold),
+    ]
+
+
+RENDERED = (
+    "DIFFERS (rendered messages or sampling differ: the conversation's turns or session_date, "
+    "the renderer, or SAMPLING changed since recording)"
+)
+
+
+def test_unknown_cassette_with_a_distant_id_and_no_known_request_whole_message(tiny_gold: Path) -> None:
+    # 't0xx' is close to no gold id by the 0.6 default of difflib, but within the 0.5 cutoff (4/7)
+    _rewrite(tiny_gold, lambda rows: [*rows, {**rows[0], "conversation_id": "t0xx", "request_sha256": "f" * 64}])
+    at = _rows(tiny_gold)["t0xx"]["recorded_at"]
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold)
+    assert str(info.value).splitlines() == [
+        f"{tiny_gold / 'openai_cassettes.jsonl'}: cassettes for conversations the gold set does not have: ['t0xx']:",
+        "line 9: cassette 't0xx': the gold set has no conversation 't0xx' (closest ['t08', 't07']).",
+        *_recording("t0xx", at, RENDERED),
+        *_recording("t0xx", at, RENDERED),
+        "  no gold conversation has its request: remove it, or fix its conversation id.",
+        _fix(tiny_gold),
+    ]
+
+
+def test_another_model_and_another_conversation_is_not_only_the_model(tiny_gold: Path) -> None:
+    path = tiny_gold / "conversations.jsonl"
+    path.write_text(path.read_text().replace("lisbon half marathon", "porto half marathon"))
+    gold = load_gold(tiny_gold)
+    cassettes = [c for _, c in load_cassettes(tiny_gold / "openai_cassettes.jsonl")]
+    t06 = [c for c in gold.conversations if c.conversation_id == "t06"]
+    with pytest.raises(CassetteError) as info:
+        plan_replay(tiny_gold / "openai_cassettes.jsonl", cassettes, gold.conversations, t06, "gpt-4o")
+    assert str(info.value).splitlines()[2:-1] == [
+        f"  recording 't06' (recorded_at {_rows(tiny_gold)['t06']['recorded_at']}):",
+        "    conversation_id  ok",
+        "    model            DIFFERS (recorded 'gpt-4o-mini', requested 'gpt-4o')",
+        f"    request_sha256   {RENDERED}",
+        "    prompt_sha256    ok",
+        "    schema_sha256    ok",
+    ]
+
+
+@pytest.mark.parametrize(("missing", "more"), [(2, ""), (5, ""), (6, "... and 1 more.")])
+def test_every_missing_cassette_counts_and_at_most_five_are_shown(tiny_gold: Path, missing: int, more: str) -> None:
+    gone = [f"t0{i}" for i in range(1, missing + 1)]
+    _rewrite(tiny_gold, lambda rows: [r for r in rows if r["conversation_id"] not in gone])
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold)
+    lines = str(info.value).splitlines()
+    assert lines[0] == f"{tiny_gold / 'openai_cassettes.jsonl'}: {missing} conversation(s) cannot be replayed:"
+    shown = [line for line in lines if line.endswith(": no cassette recorded.")]
+    assert shown == [f"conversation {cid!r}: no cassette recorded." for cid in gone[:5]]
+    assert [line for line in lines if line.startswith("... and")] == ([more] if more else [])
+    assert lines[-1] == _fix(tiny_gold)
