@@ -10,7 +10,7 @@ For each module it copies the project into a scratch folder under ``.mutation/``
 narrows ``[tool.mutmut]`` of pyproject.toml to that one module and the tests that mirror it
 (MIRRORED below), runs ``mutmut run`` there and reads ``mutmut results --all true``. It prints
 one row per module: mutants, killed (a timeout counts as killed), survived (``no tests`` counts
-as survived), equivalent (the survivors listed in EQUIVALENT, each with its reason in
+as survived), equivalent (the survivors listed, each with its reason, in the table "Equivalent mutants" of
 docs/testing.md), the score (killed / (mutants - equivalent)) and the wall time; then every
 survivor that is not listed as equivalent, to read with ``mutmut show NAME`` in the scratch
 folder (``--keep``). Exit 1 when a module is below --goal (0.95), 2 when mutmut fails.
@@ -52,10 +52,20 @@ DEFAULT_MODULES = (
     "scoring/_cover.py",
 )
 
-# Surviving mutants that cannot change any behaviour (mutmut name -> why). Each is explained
-# in docs/testing.md; a name stops matching when its function changes, and the mutant then
-# counts as a survivor again until it is re-read.
-EQUIVALENT: dict[str, str] = {}
+# Surviving mutants that cannot change any behaviour are listed, each with its reason, in
+# docs/testing.md's table "Equivalent mutants" (| `name` | reason |, the name without the
+# "extraction_eval." prefix). A name stops matching when its function changes; the mutant then
+# counts as a survivor again until someone re-reads it.
+TESTING_DOC = REPO / "docs" / "testing.md"
+_EQUIVALENT_ROW = re.compile(r"^\| `([^`]+__mutmut_\d+)` \| (.+) \|$")
+
+
+def equivalent_mutants() -> dict[str, str]:
+    if not TESTING_DOC.is_file():
+        return {}
+    rows = (_EQUIVALENT_ROW.match(line) for line in TESTING_DOC.read_text(encoding="utf-8").splitlines())
+    return {"extraction_eval." + m.group(1): m.group(2) for m in rows if m}
+
 
 _RESULT = re.compile(r"^\s+(\S+): (.+)$")
 _KILLED = {"killed", "timeout", "caught by type check"}
@@ -110,12 +120,16 @@ def run_module(module: str, scratch_root: Path, max_children: int, keep: bool) -
     (scratch / "pyproject.toml").write_text(narrowed_pyproject(module), encoding="utf-8")
     mutmut = [sys.executable, "-m", "mutmut"]
     started = time.monotonic()
-    run = subprocess.run([*mutmut, "run", "--max-children", str(max_children)], cwd=scratch, text=True, capture_output=True)
+    run = subprocess.run(
+        [*mutmut, "run", "--max-children", str(max_children)], cwd=scratch, text=True, capture_output=True
+    )
     seconds = time.monotonic() - started
     (scratch / "mutmut-run.log").write_text(run.stdout + run.stderr, encoding="utf-8")
     if run.returncode != 0:
         raise SystemExit(f"mutmut run failed for {module} (exit {run.returncode}); see {scratch / 'mutmut-run.log'}")
-    listed = subprocess.run([*mutmut, "results", "--all", "true"], cwd=scratch, text=True, capture_output=True, check=True)
+    listed = subprocess.run(
+        [*mutmut, "results", "--all", "true"], cwd=scratch, text=True, capture_output=True, check=True
+    )
     statuses = {m.group(1): m.group(2) for line in listed.stdout.splitlines() if (m := _RESULT.match(line))}
     if not statuses:
         raise SystemExit(f"mutmut produced no mutants for {module}; see {scratch / 'mutmut-run.log'}")
@@ -127,7 +141,7 @@ def run_module(module: str, scratch_root: Path, max_children: int, keep: bool) -
         mutants=len(statuses),
         killed=len(statuses) - len(survivors),
         survivors=survivors,
-        equivalent=sum(1 for name in survivors if name in EQUIVALENT),
+        equivalent=sum(1 for name in survivors if name in equivalent_mutants()),
         seconds=seconds,
     )
 
@@ -172,9 +186,10 @@ def main() -> int:
         results.append(result)
         print(table([result]).splitlines()[-1], file=sys.stderr, flush=True)
     print(table(results))
+    equivalent = equivalent_mutants()
     for r in results:
         for name in r.survivors:
-            print(f"{name}: {EQUIVALENT.get(name, 'SURVIVED')}")
+            print(f"{name}: {'equivalent' if name in equivalent else 'SURVIVED'}")
     return 1 if any(r.score < args.goal for r in results) else 0
 
 

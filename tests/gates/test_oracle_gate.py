@@ -220,3 +220,86 @@ def test_a_prompt_change_report_whole(repo: Path, changed_prompt: str) -> None:
         "the reviewer-visible exception.\n"
     )
     assert result.exit_code == 0
+
+
+def test_unchanged_contract_result_whole(repo: Path) -> None:
+    assert oracle_gate("base", Path("gold/tiny"), None) == OracleGateResult(
+        True, ("the prompt and schema hashes at HEAD match the base manifest.",)
+    )
+
+
+def test_new_gold_folder_result_whole(repo: Path) -> None:
+    shutil.copytree(repo / "gold" / "tiny", repo / "gold" / "tiny2")
+    assert oracle_gate("base", Path("gold/tiny2"), None) == OracleGateResult(
+        True,
+        ("gold/tiny2/cassette_manifest.json does not exist at 'base': a new gold folder, no contract to compare.",),
+    )
+
+
+def test_a_live_manifest_over_oracle_cassettes_of_another_prompt_names_both_problems(
+    repo: Path, changed_prompt: str
+) -> None:
+    # the manifest claims live, the cassettes are oracle ones, made under the old prompt: two reasons
+    edit_manifest(repo / "gold" / "tiny", cassette_kind="live_openai_recorded")
+    ids = ["t01", "t02", "t03", "t04", "t05"]
+    assert oracle_gate("base", Path("gold/tiny"), f"{TOKEN}\n") == OracleGateResult(
+        False,
+        (
+            f"the manifest claims live_openai_recorded but 8 cassette(s) say otherwise ({ids!r}); "
+            "re-record them (`run --mode record`).",
+            f"8 cassette(s) were recorded under another prompt or schema hash than the code at HEAD ({ids!r}); "
+            "re-record them.",
+        ),
+    )
+
+
+def test_live_cassettes_with_the_head_hashes_but_an_unchanged_file_result_whole(
+    repo: Path, changed_prompt: str
+) -> None:
+    old = json.loads((repo / "gold" / "tiny" / "cassette_manifest.json").read_text())["prompt_sha256"]
+    rewrite(repo / "gold" / "tiny", kind="live_openai_recorded", prompt=changed_prompt, manifest_hashes=False)
+    git(repo, "commit", "-qam", "live at base")
+    git(repo, "branch", "-f", "base")
+    assert oracle_gate("base", Path("gold/tiny"), None) == OracleGateResult(
+        False,
+        (
+            f"the contract changed in this pull request: prompt {old[:12]}… -> {changed_prompt[:12]}….",
+            "the manifest says live_openai_recorded but gold/tiny/openai_cassettes.jsonl is unchanged against the "
+            "base: the cassettes were not re-recorded.",
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "ok"),
+    [
+        (None, False),
+        ("", False),
+        (TOKEN, True),
+        (f"first line\r\n{TOKEN}\r\nlast line", True),
+        (f"x\n {TOKEN}\r\n", False),
+        (f"{TOKEN}1", False),
+    ],
+)
+def test_has_token(body: str | None, ok: bool) -> None:
+    from extraction_eval.gates._oracle_gate import has_token
+
+    assert has_token(body) is ok
+
+
+def test_a_missing_pr_body_file_is_a_configuration_error(tmp_path: Path) -> None:
+    from extraction_eval import ConfigurationError
+    from extraction_eval.gates._oracle_gate import read_pr_body
+
+    missing = tmp_path / "body.md"
+    with pytest.raises(ConfigurationError) as info:
+        read_pr_body(missing)
+    assert str(info.value) == f"--pr-body-file {str(missing)!r} does not exist."
+
+
+def test_the_report_of_a_failure_whole(repo: Path, changed_prompt: str) -> None:
+    result = OracleGateResult(False, ("first reason.", "second reason."))
+    assert (result.markdown(), result.exit_code) == (
+        "## extraction-eval oracle gate: FAIL\n\n- first reason.\n- second reason.\n",
+        1,
+    )
