@@ -250,3 +250,25 @@ def test_a_manual_provider_result_whole() -> None:
         the_baseline,
         (MetricRow("macro/recall", 0.6, 0.5, -0.1, MetricStatus.FAIL, False),),
     )
+
+
+def test_a_metric_the_baseline_lacks_still_shows_the_runs_value() -> None:
+    assert compare(("macro/recall", "macro/precision"), {"macro/precision": 0.5}, {"macro/recall": 0.9}) == (
+        MetricRow("macro/recall", None, 0.9, None, MetricStatus.MISSING, False),
+        MetricRow("macro/precision", 0.5, None, None, MetricStatus.MISSING, False),
+    )
+    assert compare(("failures/rate",), None, {"failures/rate": 0.0}) == (
+        MetricRow("failures/rate", None, 0.0, None, MetricStatus.MISSING, True),
+    )
+
+
+@pytest.mark.parametrize(
+    ("the_run", "reason"),
+    [
+        (run(run_kind="baseline_seed"), "run r1 is not an extraction-eval run (tag run_kind != 'eval')."),
+        (run(status="RUNNING"), "run r1 has status 'RUNNING'; the gate judges finished runs only."),
+    ],
+)
+def test_a_run_that_is_not_a_finished_eval_run_result_whole(the_run: TrackedRun, reason: str) -> None:
+    # the result keeps the run, so the report can name it; no baseline is looked up
+    assert judge(the_run, [baseline()]) == GateResult(Verdict.CANNOT_EVALUATE, (reason,), the_run, None, ())
