@@ -303,3 +303,17 @@ def test_the_report_of_a_failure_whole(repo: Path, changed_prompt: str) -> None:
         "## extraction-eval oracle gate: FAIL\n\n- first reason.\n- second reason.\n",
         1,
     )
+
+
+def test_the_report_goes_to_the_job_summary(
+    repo: Path, changed_prompt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from extraction_eval.gates._oracle_gate import run_oracle_gate
+
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.delenv("EXTRACTION_EVAL_PR_BODY", raising=False)
+    result, markdown = run_oracle_gate("base", Path("gold/tiny"))
+    assert (result.passed, markdown) == (False, result.markdown())
+    assert summary.read_text() == "earlier\n" + markdown + "\n"

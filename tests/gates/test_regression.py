@@ -263,12 +263,20 @@ def test_a_metric_the_baseline_lacks_still_shows_the_runs_value() -> None:
 
 
 @pytest.mark.parametrize(
-    ("the_run", "reason"),
+    ("the_run", "baselines", "reason"),
     [
-        (run(run_kind="baseline_seed"), "run r1 is not an extraction-eval run (tag run_kind != 'eval')."),
-        (run(status="RUNNING"), "run r1 has status 'RUNNING'; the gate judges finished runs only."),
+        (run(run_kind="baseline_seed"), [baseline()], "run r1 is not an extraction-eval run (tag run_kind != 'eval')."),
+        (run(status="RUNNING"), [baseline()], "run r1 has status 'RUNNING'; the gate judges finished runs only."),
+        (
+            run(),
+            [baseline(enforcement="manual")],
+            "no provider with enforcement 'ci' has a registered baseline, so nothing can fail the build; an "
+            "empty provider set is a failure. Seed it: `extraction-eval baseline register --from-rev <base>`.",
+        ),
     ],
 )
-def test_a_run_that_is_not_a_finished_eval_run_result_whole(the_run: TrackedRun, reason: str) -> None:
-    # the result keeps the run, so the report can name it; no baseline is looked up
-    assert judge(the_run, [baseline()]) == GateResult(Verdict.CANNOT_EVALUATE, (reason,), the_run, None, ())
+def test_a_run_that_cannot_be_matched_to_a_baseline_result_whole(
+    the_run: TrackedRun, baselines: list[RegisteredBaseline], reason: str
+) -> None:
+    # the result keeps the run, so the report can name it; no baseline applies
+    assert judge(the_run, baselines) == GateResult(Verdict.CANNOT_EVALUATE, (reason,), the_run, None, ())
