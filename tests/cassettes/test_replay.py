@@ -188,3 +188,170 @@ def test_oracle_cassette_response_is_the_expected_json(tiny_gold: Path) -> None:
         ]
     }
     assert rows["t02"].cassette_kind.value == "oracle_aligned_expected_json"
+
+
+def _rows(gold_dir: Path) -> dict[str, dict[str, str]]:
+    return {
+        r["conversation_id"]: r for r in map(json.loads, (gold_dir / "openai_cassettes.jsonl").read_text().splitlines())
+    }
+
+
+def _fix(gold_dir: Path) -> str:
+    return (
+        "Fix the ids or the files, or rewrite the cassettes with "
+        f"`extraction-eval cassettes oracle --gold {gold_dir}`; no override lifts this."
+    )
+
+
+def test_swapped_cassettes_whole_message(tiny_gold: Path) -> None:
+    def swap(rows):  # type: ignore[no-untyped-def]
+        a = next(r for r in rows if r["conversation_id"] == "t01")
+        b = next(r for r in rows if r["conversation_id"] == "t02")
+        a["request_sha256"], b["request_sha256"] = b["request_sha256"], a["request_sha256"]
+        return rows
+
+    before = _rows(tiny_gold)
+    h1, h2 = before["t01"]["request_sha256"], before["t02"]["request_sha256"]
+    _rewrite(tiny_gold, swap)
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold)
+
+    def block(cid: str, recorded: str, now: str, other: str, line: int) -> list[str]:
+        return [
+            f"conversation {cid!r}: request hash mismatch (recorded {recorded[:12]}…, now {now[:12]}…; line {line}).",
+            f"  recording {cid!r} (recorded_at {before[cid]['recorded_at']}):",
+            "    conversation_id  ok",
+            "    model            ok",
+            f"    request_sha256   DIFFERS (it is the request of conversation {other!r}: cassettes swapped or ids renamed)",
+            "    prompt_sha256    ok",
+            "    schema_sha256    ok",
+        ]
+
+    assert str(info.value).splitlines() == [
+        f"{tiny_gold / 'openai_cassettes.jsonl'}: 2 conversation(s) cannot be replayed:",
+        *block("t01", h2, h1, "t02", 1),
+        *block("t02", h1, h2, "t01", 2),
+        _fix(tiny_gold),
+    ]
+
+
+def test_only_five_problems_are_shown_and_the_rest_counted(tiny_gold: Path) -> None:
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold, model="gpt-4o")
+    text = str(info.value)
+    assert text.count("request hash mismatch") == 5
+    assert [line[:30] for line in text.splitlines() if line.startswith("conversation ")] == [
+        f"conversation 't0{i}': request hash mismatch"[:30] for i in range(1, 6)
+    ]
+    assert text.endswith("\n... and 3 more.\n" + _fix(tiny_gold))
+
+
+@pytest.mark.parametrize(("part", "fixture"), [("prompt", "changed_prompt"), ("schema", "changed_schema")])
+def test_a_contract_change_is_shown_on_its_own_line(
+    tiny_gold: Path, request: pytest.FixtureRequest, part: str, fixture: str
+) -> None:
+    # the cassettes were recorded under the old contract; a model mismatch makes them print
+    recorded_at = _rows(tiny_gold)["t01"]["recorded_at"]
+    request.getfixturevalue(fixture)
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold, model="gpt-4o")
+    first = str(info.value).split("\nconversation 't02'")[0].splitlines()
+    assert first[2:] == [
+        f"  recording 't01' (recorded_at {recorded_at}):",
+        "    conversation_id  ok",
+        "    model            DIFFERS (recorded 'gpt-4o-mini', requested 'gpt-4o')",
+        "    request_sha256   DIFFERS (only the model name differs)",
+        f"    prompt_sha256    {'DIFFERS' if part == 'prompt' else 'ok'}",
+        f"    schema_sha256    {'DIFFERS' if part == 'schema' else 'ok'}",
+    ]
+
+
+def _recording(cid: str, recorded_at: str, request: str, *, model: str = "    model            ok") -> list[str]:
+    return [
+        f"  recording {cid!r} (recorded_at {recorded_at}):",
+        "    conversation_id  DIFFERS",
+        model,
+        f"    request_sha256   {request}",
+        "    prompt_sha256    ok",
+        "    schema_sha256    ok",
+    ]
+
+
+def test_renamed_cassette_whole_message(tiny_gold: Path) -> None:
+    def rename(rows):  # type: ignore[no-untyped-def]
+        for r in rows:
+            if r["conversation_id"] == "t03":
+                r["conversation_id"] = "t3"
+        return rows
+
+    at = _rows(tiny_gold)["t03"]["recorded_at"]
+    at8 = _rows(tiny_gold)["t08"]["recorded_at"]
+    _rewrite(tiny_gold, rename)
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold)
+    assert str(info.value).splitlines() == [
+        f"{tiny_gold / 'openai_cassettes.jsonl'}: 1 conversation(s) cannot be replayed; "
+        "cassettes for conversations the gold set does not have: ['t3']:",
+        "conversation 't03': no cassette recorded.",
+        *_recording("t3", at, "ok"),  # the closest recording has exactly this request
+        *_recording("t08", at8, "DIFFERS (it is the request of conversation 't08', the one it is filed under)"),
+        "  the recording filed as 't3' has this request.",
+        "line 3: cassette 't3': the gold set has no conversation 't3' (closest ['t03']).",
+        *_recording("t3", at, "ok"),
+        "  the cassette filed as 't3' has the request of gold conversation 't03': file it as 't03', or remove it.",
+        _fix(tiny_gold),
+    ]
+
+
+RENDERED = (
+    "DIFFERS (rendered messages or sampling differ: the conversation's turns or session_date, "
+    "the renderer, or SAMPLING changed since recording)"
+)
+
+
+def test_unknown_cassette_with_a_distant_id_and_no_known_request_whole_message(tiny_gold: Path) -> None:
+    # 't0xx' is close to no gold id by the 0.6 default of difflib, but within the 0.5 cutoff (4/7)
+    _rewrite(tiny_gold, lambda rows: [*rows, {**rows[0], "conversation_id": "t0xx", "request_sha256": "f" * 64}])
+    at = _rows(tiny_gold)["t0xx"]["recorded_at"]
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold)
+    assert str(info.value).splitlines() == [
+        f"{tiny_gold / 'openai_cassettes.jsonl'}: cassettes for conversations the gold set does not have: ['t0xx']:",
+        "line 9: cassette 't0xx': the gold set has no conversation 't0xx' (closest ['t08', 't07']).",
+        *_recording("t0xx", at, RENDERED),
+        *_recording("t0xx", at, RENDERED),
+        "  no gold conversation has its request: remove it, or fix its conversation id.",
+        _fix(tiny_gold),
+    ]
+
+
+def test_another_model_and_another_conversation_is_not_only_the_model(tiny_gold: Path) -> None:
+    path = tiny_gold / "conversations.jsonl"
+    path.write_text(path.read_text().replace("lisbon half marathon", "porto half marathon"))
+    gold = load_gold(tiny_gold)
+    cassettes = [c for _, c in load_cassettes(tiny_gold / "openai_cassettes.jsonl")]
+    t06 = [c for c in gold.conversations if c.conversation_id == "t06"]
+    with pytest.raises(CassetteError) as info:
+        plan_replay(tiny_gold / "openai_cassettes.jsonl", cassettes, gold.conversations, t06, "gpt-4o")
+    assert str(info.value).splitlines()[2:-1] == [
+        f"  recording 't06' (recorded_at {_rows(tiny_gold)['t06']['recorded_at']}):",
+        "    conversation_id  ok",
+        "    model            DIFFERS (recorded 'gpt-4o-mini', requested 'gpt-4o')",
+        f"    request_sha256   {RENDERED}",
+        "    prompt_sha256    ok",
+        "    schema_sha256    ok",
+    ]
+
+
+@pytest.mark.parametrize(("missing", "more"), [(2, ""), (5, ""), (6, "... and 1 more.")])
+def test_every_missing_cassette_counts_and_at_most_five_are_shown(tiny_gold: Path, missing: int, more: str) -> None:
+    gone = [f"t0{i}" for i in range(1, missing + 1)]
+    _rewrite(tiny_gold, lambda rows: [r for r in rows if r["conversation_id"] not in gone])
+    with pytest.raises(CassetteError) as info:
+        _plan(tiny_gold)
+    lines = str(info.value).splitlines()
+    assert lines[0] == f"{tiny_gold / 'openai_cassettes.jsonl'}: {missing} conversation(s) cannot be replayed:"
+    shown = [line for line in lines if line.endswith(": no cassette recorded.")]
+    assert shown == [f"conversation {cid!r}: no cassette recorded." for cid in gone[:5]]
+    assert [line for line in lines if line.startswith("... and")] == ([more] if more else [])
+    assert lines[-1] == _fix(tiny_gold)

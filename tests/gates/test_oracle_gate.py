@@ -10,6 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from extraction_eval.cli import app
+from extraction_eval.contract import prompt_sha256, schema_sha256
+from extraction_eval.gates._oracle_gate import OracleGateResult, oracle_gate
 
 from ..conftest import TINY
 from ..helpers import committed_gold_repo, edit_manifest, git, read_rows, write_rows
@@ -34,20 +36,31 @@ def gate(*args: str, body: str | None = None, monkeypatch: pytest.MonkeyPatch | 
     return result.exit_code, result.output
 
 
-def rewrite(gold: Path, *, kind: str | None = None, prompt: str | None = None, manifest_hashes: bool = True) -> None:
-    """Rewrite cassettes (kind / prompt hash) and re-sign the manifest like a recording would."""
+def rewrite(
+    gold: Path,
+    *,
+    kind: str | None = None,
+    prompt: str | None = None,
+    schema: str | None = None,
+    manifest_hashes: bool = True,
+) -> None:
+    """Rewrite cassettes (kind / prompt or schema hash) and re-sign the manifest like a recording would."""
     rows = read_rows(gold)
     for row in rows:
         if kind:
             row["cassette_kind"] = kind
         if prompt:
             row["prompt_sha256"] = prompt
+        if schema:
+            row["schema_sha256"] = schema
         row["recorded_at"] = "2026-12-02T10:00:00Z"
     write_rows(gold, rows, sign=True)
     if kind:
         edit_manifest(gold, cassette_kind=kind)
     if prompt and manifest_hashes:
         edit_manifest(gold, prompt_sha256=prompt)
+    if schema and manifest_hashes:
+        edit_manifest(gold, schema_sha256=schema)
 
 
 def test_unchanged_contract_passes(repo: Path) -> None:
@@ -80,6 +93,8 @@ def test_the_token_on_its_own_line_lets_it_pass(
         f"{TOKEN} ",
         f"please set {TOKEN}",
         "EXTRACTION_EVAL_ORACLE_OK=0",
+        "EXTRACTION_EVAL_ORACLE_OK=1X",
+        "EXTRACTION_EVAL_ORACLE_OK=10",
         "`EXTRACTION_EVAL_ORACLE_OK=1`",
         "",
     ],
@@ -142,3 +157,163 @@ def test_new_gold_folder_has_no_base_contract(repo: Path) -> None:
     shutil.copytree(repo / "gold" / "tiny", repo / "gold" / "tiny2")
     result = CliRunner().invoke(app, ["oracle-gate", "--base", "base", "--gold", "gold/tiny2"])
     assert result.exit_code == 0 and "a new gold folder" in result.output
+
+
+def test_a_base_manifest_that_does_not_validate_cannot_be_evaluated(repo: Path) -> None:
+    # a manifest at the base that exists but is not a manifest is not "a new gold folder": exit 2
+    manifest_path = repo / "gold" / "tiny" / "cassette_manifest.json"
+    good = manifest_path.read_text()
+    edit_manifest(repo / "gold" / "tiny", cassette_kind="no_such_kind")
+    git(repo, "commit", "-qam", "a broken manifest at the base")
+    git(repo, "branch", "-f", "base")
+    sha = git(repo, "rev-parse", "base")
+    manifest_path.write_text(good)
+    git(repo, "commit", "-qam", "repaired")
+    code, text = gate()
+    assert code == 2
+    assert f"gold/tiny/cassette_manifest.json at {sha!r} is not a valid manifest:" in text
+    assert "a new gold folder" not in text
+
+
+def schema_summary(repo: Path, new_schema: str) -> str:
+    old = json.loads((repo / "gold" / "tiny" / "cassette_manifest.json").read_text())["schema_sha256"]
+    return f"the contract changed in this pull request: schema {old[:12]}… -> {new_schema[:12]}…."
+
+
+def test_a_schema_only_change_with_oracle_cassettes_fails(repo: Path, changed_schema: str) -> None:
+    assert oracle_gate("base", Path("gold/tiny"), None) == OracleGateResult(
+        False,
+        (
+            schema_summary(repo, changed_schema),
+            "the cassettes are still oracle-aligned, so a perfect score would prove nothing about the new "
+            "contract. Re-record them live (`run --mode record`), or add a line that is exactly "
+            f"{TOKEN} to the pull request body for a reviewer to see. Bumping the manifest's hashes "
+            "does not satisfy this gate.",
+        ),
+    )
+    code, _ = gate()
+    assert code == 1
+
+
+def test_a_schema_only_change_re_recorded_live_passes(repo: Path, changed_schema: str) -> None:
+    summary = schema_summary(repo, changed_schema)
+    rewrite(repo / "gold" / "tiny", kind="live_openai_recorded", schema=changed_schema)
+    git(repo, "commit", "-qam", "re-record")
+    assert oracle_gate("base", Path("gold/tiny"), None) == OracleGateResult(
+        True,
+        (
+            summary,
+            "the cassettes were re-recorded live under the new contract (every cassette "
+            "live_openai_recorded with the HEAD hashes).",
+        ),
+    )
+
+
+def test_a_prompt_change_report_whole(repo: Path, changed_prompt: str) -> None:
+    old = json.loads((repo / "gold" / "tiny" / "cassette_manifest.json").read_text())["prompt_sha256"]
+    assert schema_sha256() != changed_prompt and prompt_sha256() == changed_prompt
+    result = oracle_gate("base", Path("gold/tiny"), f"why\n{TOKEN}\n")
+    assert result.markdown() == (
+        "## extraction-eval oracle gate: PASS\n\n"
+        f"- the contract changed in this pull request: prompt {old[:12]}… -> {changed_prompt[:12]}….\n"
+        f"- the cassettes are still oracle-aligned; the pull request body carries {TOKEN}, "
+        "the reviewer-visible exception.\n"
+    )
+    assert result.exit_code == 0
+
+
+def test_unchanged_contract_result_whole(repo: Path) -> None:
+    assert oracle_gate("base", Path("gold/tiny"), None) == OracleGateResult(
+        True, ("the prompt and schema hashes at HEAD match the base manifest.",)
+    )
+
+
+def test_new_gold_folder_result_whole(repo: Path) -> None:
+    shutil.copytree(repo / "gold" / "tiny", repo / "gold" / "tiny2")
+    assert oracle_gate("base", Path("gold/tiny2"), None) == OracleGateResult(
+        True,
+        ("gold/tiny2/cassette_manifest.json does not exist at 'base': a new gold folder, no contract to compare.",),
+    )
+
+
+def test_a_live_manifest_over_oracle_cassettes_of_another_prompt_names_both_problems(
+    repo: Path, changed_prompt: str
+) -> None:
+    # the manifest claims live, the cassettes are oracle ones, made under the old prompt: two reasons
+    edit_manifest(repo / "gold" / "tiny", cassette_kind="live_openai_recorded")
+    ids = ["t01", "t02", "t03", "t04", "t05"]
+    assert oracle_gate("base", Path("gold/tiny"), f"{TOKEN}\n") == OracleGateResult(
+        False,
+        (
+            f"the manifest claims live_openai_recorded but 8 cassette(s) say otherwise ({ids!r}); "
+            "re-record them (`run --mode record`).",
+            f"8 cassette(s) were recorded under another prompt or schema hash than the code at HEAD ({ids!r}); "
+            "re-record them.",
+        ),
+    )
+
+
+def test_live_cassettes_with_the_head_hashes_but_an_unchanged_file_result_whole(
+    repo: Path, changed_prompt: str
+) -> None:
+    old = json.loads((repo / "gold" / "tiny" / "cassette_manifest.json").read_text())["prompt_sha256"]
+    rewrite(repo / "gold" / "tiny", kind="live_openai_recorded", prompt=changed_prompt, manifest_hashes=False)
+    git(repo, "commit", "-qam", "live at base")
+    git(repo, "branch", "-f", "base")
+    assert oracle_gate("base", Path("gold/tiny"), None) == OracleGateResult(
+        False,
+        (
+            f"the contract changed in this pull request: prompt {old[:12]}… -> {changed_prompt[:12]}….",
+            "the manifest says live_openai_recorded but gold/tiny/openai_cassettes.jsonl is unchanged against the "
+            "base: the cassettes were not re-recorded.",
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "ok"),
+    [
+        (None, False),
+        ("", False),
+        (TOKEN, True),
+        (f"first line\r\n{TOKEN}\r\nlast line", True),
+        (f"x\n {TOKEN}\r\n", False),
+        (f"{TOKEN}1", False),
+    ],
+)
+def test_has_token(body: str | None, ok: bool) -> None:
+    from extraction_eval.gates._oracle_gate import has_token
+
+    assert has_token(body) is ok
+
+
+def test_a_missing_pr_body_file_is_a_configuration_error(tmp_path: Path) -> None:
+    from extraction_eval import ConfigurationError
+    from extraction_eval.gates._oracle_gate import read_pr_body
+
+    missing = tmp_path / "body.md"
+    with pytest.raises(ConfigurationError) as info:
+        read_pr_body(missing)
+    assert str(info.value) == f"--pr-body-file {str(missing)!r} does not exist."
+
+
+def test_the_report_of_a_failure_whole(repo: Path, changed_prompt: str) -> None:
+    result = OracleGateResult(False, ("first reason.", "second reason."))
+    assert (result.markdown(), result.exit_code) == (
+        "## extraction-eval oracle gate: FAIL\n\n- first reason.\n- second reason.\n",
+        1,
+    )
+
+
+def test_the_report_goes_to_the_job_summary(
+    repo: Path, changed_prompt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from extraction_eval.gates._oracle_gate import run_oracle_gate
+
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.delenv("EXTRACTION_EVAL_PR_BODY", raising=False)
+    result, markdown = run_oracle_gate("base", Path("gold/tiny"))
+    assert (result.passed, markdown) == (False, result.markdown())
+    assert summary.read_text() == "earlier\n" + markdown + "\n"

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from extraction_eval.gates import Verdict, compare, judge
+from extraction_eval.gates import GateResult, MetricRow, MetricStatus, Verdict, compare, judge
 from extraction_eval.metric_keys import DEFAULT_GATED_METRICS
 from extraction_eval.tracking import RegisteredBaseline, TrackedRun
 
@@ -156,3 +156,143 @@ def test_unmeasured_manual_baseline_shows_missing_numbers() -> None:
     result = judge(run(provider="vllm"), [baseline(), baseline("vllm", "manual", measured="false")])
     assert result.verdict is Verdict.REPORT_ONLY
     assert {r.status for r in result.rows} == {"missing"}
+
+
+def rows_all_equal(gated: tuple[str, ...] = DEFAULT_GATED_METRICS, value: float = 1.0) -> tuple[MetricRow, ...]:
+    return tuple(
+        MetricRow(k, value, value, 0.0, MetricStatus.PASS, k in {"failures/rate", "negatives/false_positive_rate"})
+        for k in gated
+    )
+
+
+def test_a_live_call_cassette_replayed_in_cassette_mode_is_not_gated() -> None:
+    # contract: "a live run (a live number is a new evidence event, reported not gated)" fails closed,
+    # whatever the mode tag says: the cassette kind alone marks a live number.
+    the_run, the_baseline = run(mode="cassette", cassette_kind="live_call"), baseline()
+    assert judge(the_run, [the_baseline]) == GateResult(
+        Verdict.CANNOT_EVALUATE,
+        (
+            "run r1 is a live run (mode 'cassette'): a live number is a new evidence event, reported, "
+            "not gated. Gate a cassette replay instead.",
+        ),
+        the_run,
+        the_baseline,
+        rows_all_equal(),
+    )
+
+
+def test_lower_is_better_rising_by_exactly_three_points_passes_and_a_hair_more_fails() -> None:
+    # contract: worse than the baseline by more than 0.03 fails (for lower-is-better, worse means higher)
+    gated = ("failures/rate",)
+    assert compare(gated, {"failures/rate": 0.0}, {"failures/rate": 0.03}) == (
+        MetricRow("failures/rate", 0.0, 0.03, 0.03, MetricStatus.PASS, True),
+    )
+    assert compare(gated, {"failures/rate": 0.0}, {"failures/rate": 0.0300001}) == (
+        MetricRow("failures/rate", 0.0, 0.0300001, 0.0300001, MetricStatus.FAIL, True),
+    )
+
+
+def test_differences_are_rounded_to_nine_places_before_the_threshold() -> None:
+    # 0.9699999996 - 1.0 = -0.0300000004: 9 places make it exactly -0.03, which passes;
+    # 0.969999999 - 1.0 = -0.030000001 stays beyond it.
+    assert compare(("macro/recall",), {"macro/recall": 1.0}, {"macro/recall": 0.9699999996}) == (
+        MetricRow("macro/recall", 1.0, 0.9699999996, -0.03, MetricStatus.PASS, False),
+    )
+    assert compare(("macro/recall",), {"macro/recall": 1.0}, {"macro/recall": 0.969999999}) == (
+        MetricRow("macro/recall", 1.0, 0.969999999, -0.030000001, MetricStatus.FAIL, False),
+    )
+
+
+def test_every_missing_gated_metric_is_named() -> None:
+    gated = ("macro/precision", "macro/recall", "temporal_accuracy")
+    the_run = run(metrics={"macro/precision": 0.9, "macro/recall": math.nan})
+    the_baseline = baseline(
+        gated=gated, metrics={"macro/precision": 0.9, "macro/recall": 0.8, "temporal_accuracy": 0.7}
+    )
+    assert judge(the_run, [the_baseline]) == GateResult(
+        Verdict.CANNOT_EVALUATE,
+        (
+            "gated metric(s) missing or NaN in the run or the baseline: ['macro/recall', 'temporal_accuracy']; "
+            "a metric that cannot be compared fails closed.",
+        ),
+        the_run,
+        the_baseline,
+        (
+            MetricRow("macro/precision", 0.9, 0.9, 0.0, MetricStatus.PASS, False),
+            MetricRow("macro/recall", 0.8, None, None, MetricStatus.MISSING, False),
+            MetricRow("temporal_accuracy", 0.7, None, None, MetricStatus.MISSING, False),
+        ),
+    )
+
+
+def test_a_regression_result_whole() -> None:
+    gated = ("macro/recall", "temporal_accuracy", "negatives/false_positive_rate")
+    the_baseline = baseline(
+        gated=gated,
+        metrics={"macro/recall": 0.8, "temporal_accuracy": 0.9, "negatives/false_positive_rate": 0.1},
+    )
+    the_run = run(metrics={"macro/recall": 0.75, "temporal_accuracy": 0.95, "negatives/false_positive_rate": 0.2})
+    assert judge(the_run, [the_baseline]) == GateResult(
+        Verdict.REGRESSION,
+        ("2 gated metric(s) dropped by more than 0.03: ['macro/recall', 'negatives/false_positive_rate'].",),
+        the_run,
+        the_baseline,
+        (
+            MetricRow("macro/recall", 0.8, 0.75, -0.05, MetricStatus.FAIL, False),
+            MetricRow("temporal_accuracy", 0.9, 0.95, 0.05, MetricStatus.PASS, False),
+            MetricRow("negatives/false_positive_rate", 0.1, 0.2, 0.1, MetricStatus.FAIL, True),
+        ),
+    )
+
+
+def test_a_passing_result_whole() -> None:
+    the_run, the_baseline = run(), baseline()
+    assert judge(the_run, [the_baseline]) == GateResult(
+        Verdict.PASS,
+        (f"all {len(DEFAULT_GATED_METRICS)} gated metrics within 0.03 of the baseline.",),
+        the_run,
+        the_baseline,
+        rows_all_equal(),
+    )
+
+
+def test_a_manual_provider_result_whole() -> None:
+    the_run = run(provider="vllm", mode="vllm", metrics={"macro/recall": 0.5})
+    the_baseline = baseline("vllm", "manual", gated=("macro/recall",), metrics={"macro/recall": 0.6})
+    assert judge(the_run, [baseline(), the_baseline]) == GateResult(
+        Verdict.REPORT_ONLY,
+        ("provider 'vllm' has enforcement 'manual': reported, never fails the build.",),
+        the_run,
+        the_baseline,
+        (MetricRow("macro/recall", 0.6, 0.5, -0.1, MetricStatus.FAIL, False),),
+    )
+
+
+def test_a_metric_the_baseline_lacks_still_shows_the_runs_value() -> None:
+    assert compare(("macro/recall", "macro/precision"), {"macro/precision": 0.5}, {"macro/recall": 0.9}) == (
+        MetricRow("macro/recall", None, 0.9, None, MetricStatus.MISSING, False),
+        MetricRow("macro/precision", 0.5, None, None, MetricStatus.MISSING, False),
+    )
+    assert compare(("failures/rate",), None, {"failures/rate": 0.0}) == (
+        MetricRow("failures/rate", None, 0.0, None, MetricStatus.MISSING, True),
+    )
+
+
+@pytest.mark.parametrize(
+    ("the_run", "baselines", "reason"),
+    [
+        (run(run_kind="baseline_seed"), [baseline()], "run r1 is not an extraction-eval run (tag run_kind != 'eval')."),
+        (run(status="RUNNING"), [baseline()], "run r1 has status 'RUNNING'; the gate judges finished runs only."),
+        (
+            run(),
+            [baseline(enforcement="manual")],
+            "no provider with enforcement 'ci' has a registered baseline, so nothing can fail the build; an "
+            "empty provider set is a failure. Seed it: `extraction-eval baseline register --from-rev <base>`.",
+        ),
+    ],
+)
+def test_a_run_that_cannot_be_matched_to_a_baseline_result_whole(
+    the_run: TrackedRun, baselines: list[RegisteredBaseline], reason: str
+) -> None:
+    # the result keeps the run, so the report can name it; no baseline applies
+    assert judge(the_run, baselines) == GateResult(Verdict.CANNOT_EVALUATE, (reason,), the_run, None, ())

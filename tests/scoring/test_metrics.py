@@ -162,7 +162,7 @@ def test_zero_denominators_expected_but_nothing_predicted_is_zero() -> None:
 
 
 def test_run_over_zero_conversations_is_an_error() -> None:
-    with pytest.raises(ValueError, match="zero conversations"):
+    with pytest.raises(ValueError, match=r"^a run over zero conversations has no metrics$"):
         score([], DEFAULT_MATCHER)
 
 
@@ -206,6 +206,180 @@ def test_hungarian_prefers_the_assignment_with_the_larger_total() -> None:
 def test_failed_conversation_keeps_its_reason_in_the_detail() -> None:
     result = score(mixed_cases(), DEFAULT_MATCHER)
     row = next(c for c in result.conversations if c.conversation_id == "C").to_json()
-    assert row["status"] == "failed"
-    assert row["failure_reason"] == "invalid_json"
-    assert row["predicted"] == [] and row["missed"] == ["c1"]
+    counts: dict[str, list[int]] = {
+        f"{kind}/{c.value}": [0, 0]
+        for kind in ("precision", "recall", "category_accuracy", "temporal_accuracy")
+        for c in Category
+    }
+    for key in ("micro/precision", "strict/precision", "category_accuracy", "temporal_accuracy"):
+        counts[key] = [0, 0]
+    for key in ("multilabel/exact_match", "supersession/recall", "supersession/stale_leak_rate"):
+        counts[key] = [0, 0]
+    counts.update(
+        {
+            "recall/episodic": [0, 1],
+            "micro/recall": [0, 1],
+            "strict/recall": [0, 1],
+            "negatives/false_positive_rate": [0, 0],
+            "failures/rate": [1, 1],
+        }
+    )
+    assert row == {
+        "conversation_id": "C",
+        "status": "failed",
+        "failure_reason": "invalid_json",
+        "error": "x",
+        "expected": [
+            {
+                "memory_id": "c1",
+                "content": DENTIST,
+                "categories": ["episodic"],
+                "temporal_kind": "future",
+                "supersedes": None,
+            }
+        ],
+        "predicted": [],
+        "matches": [],
+        "missed": ["c1"],
+        "spurious": [],
+        "supersession_hits": [],
+        "stale_leaks": [],
+        "counts": dict(sorted(counts.items())),
+    }
+
+
+def test_one_empty_conversation_every_metric() -> None:
+    # contract: a precision or recall over nothing expected and nothing predicted is 1.0 (strict too)
+    m = score([Case("N", (), Outcome(()))], DEFAULT_MATCHER).metrics
+    cats = [c.value for c in Category]
+    assert m == {
+        **{f"{kind}/{c}": 1.0 for kind in ("precision", "recall", "f1") for c in cats},
+        **{f"counts/matched/{c}": 0.0 for c in cats},
+        "macro/precision": 1.0,
+        "macro/recall": 1.0,
+        "macro/f1": 1.0,
+        "micro/precision": 1.0,
+        "micro/recall": 1.0,
+        "strict/precision": 1.0,
+        "strict/recall": 1.0,
+        "negatives/false_positive_rate": 0.0,
+        "failures/rate": 0.0,
+        "counts/multi_label": 0.0,
+        "counts/supersession": 0.0,
+        "counts/negative_conversations": 1.0,
+        "counts/conversations": 1.0,
+        "counts/expected": 0.0,
+        "counts/predicted": 0.0,
+        "counts/matched": 0.0,
+        "counts/failed": 0.0,
+        "counts/spurious_supersedes": 0.0,
+    }
+
+
+def supersession_case() -> Case:
+    """A lone correct supersession, a pair with the wrong temporal kind, and a spurious prediction."""
+    return Case(
+        "S",
+        (ExpectedItem("s1", mem(LISBON, {F}, CUR, PORTO)), ExpectedItem("s2", mem(ALLERGY, {F}, DUR))),
+        Outcome((mem(ALLERGY, {F}, CUR), mem(LISBON, {F}, CUR, PORTO), mem("User likes jazz.", {PR}, DUR))),
+    )
+
+
+def test_a_correct_supersession_is_not_a_spurious_supersedes() -> None:
+    # contract: counts/spurious_supersedes counts predictions naming a supersedes where their matched
+    # expected memory has none; a matched expected memory that supersedes something is not one.
+    m = score([supersession_case()], DEFAULT_MATCHER).metrics
+    assert (m["counts/spurious_supersedes"], m["supersession/recall"], m["supersession/stale_leak_rate"]) == (
+        0.0,
+        1.0,
+        0.0,
+    )
+
+
+def test_the_detail_row_of_an_ok_conversation_whole() -> None:
+    (scored,) = score([supersession_case()], DEFAULT_MATCHER).conversations
+    counts: dict[str, list[int]] = {
+        f"{kind}/{c.value}": [0, 0]
+        for kind in ("precision", "recall", "category_accuracy", "temporal_accuracy")
+        for c in Category
+    }
+    counts.update(
+        {
+            "precision/factual": [2, 2],
+            "recall/factual": [2, 2],
+            "category_accuracy/factual": [2, 2],
+            "temporal_accuracy/factual": [1, 2],  # s2: durable expected, current predicted
+            "precision/preference": [0, 1],
+            "micro/precision": [2, 3],
+            "micro/recall": [2, 2],
+            "strict/precision": [1, 3],
+            "strict/recall": [1, 2],
+            "category_accuracy": [2, 2],
+            "temporal_accuracy": [1, 2],
+            "multilabel/exact_match": [0, 0],
+            "supersession/recall": [1, 1],
+            "supersession/stale_leak_rate": [0, 1],
+            "negatives/false_positive_rate": [0, 0],
+            "failures/rate": [0, 1],
+        }
+    )
+    assert scored.to_json() == {
+        "conversation_id": "S",
+        "status": "ok",
+        "failure_reason": None,
+        "error": None,
+        "expected": [
+            {
+                "memory_id": "s1",
+                "content": LISBON,
+                "categories": ["factual"],
+                "temporal_kind": "current",
+                "supersedes": PORTO,
+            },
+            {
+                "memory_id": "s2",
+                "content": ALLERGY,
+                "categories": ["factual"],
+                "temporal_kind": "durable",
+                "supersedes": None,
+            },
+        ],
+        "predicted": [
+            {"content": ALLERGY, "categories": ["factual"], "temporal_kind": "current", "supersedes": None},
+            {"content": LISBON, "categories": ["factual"], "temporal_kind": "current", "supersedes": PORTO},
+            {
+                "content": "User likes jazz.",
+                "categories": ["preference"],
+                "temporal_kind": "durable",
+                "supersedes": None,
+            },
+        ],
+        "matches": [
+            {"memory_id": "s1", "predicted_index": 1, "similarity": 1.0, "category_ok": True, "temporal_ok": True},
+            {"memory_id": "s2", "predicted_index": 0, "similarity": 1.0, "category_ok": True, "temporal_ok": False},
+        ],
+        "missed": [],
+        "spurious": [2],
+        "supersession_hits": ["s1"],
+        "stale_leaks": [],
+        "counts": dict(sorted(counts.items())),
+    }
+
+
+def test_duplicate_predictions_with_different_labels_the_first_is_matched() -> None:
+    # equal totals: the assignment is deterministic and takes the lowest-index prediction, so the
+    # order of two equal texts, not chance, decides which labels are judged.
+    expected = (ExpectedItem("a1", mem(ALLERGY, {F}, DUR)),)
+    right, wrong = mem(ALLERGY, {F}, DUR), mem(ALLERGY, {E}, PAST)
+
+    def judged(predictions: tuple[Memory, ...]) -> tuple[float, float, list[int]]:
+        result = score([Case("A", expected, Outcome(predictions))], DEFAULT_MATCHER)
+        m = result.metrics
+        return (
+            m["category_accuracy"],
+            m["temporal_accuracy"],
+            [p.predicted_index for p in result.conversations[0].pairs],
+        )
+
+    assert judged((right, wrong)) == (1.0, 1.0, [0])
+    assert judged((wrong, right)) == (0.0, 0.0, [0])
