@@ -257,11 +257,15 @@ def test_a_passing_result_whole() -> None:
 
 
 def test_a_manual_provider_result_whole() -> None:
-    the_run = run(provider="vllm", mode="vllm", metrics={"macro/recall": 0.5})
+    # A replay of a manual provider that passes every identity check (a live vLLM run does not:
+    # issue 12 checks identity before enforcement) is reported, never failed.
+    the_run = run(provider="vllm", mode="cassette", metrics={"macro/recall": 0.5})
     the_baseline = baseline("vllm", "manual", gated=("macro/recall",), metrics={"macro/recall": 0.6})
     assert judge(the_run, [baseline(), the_baseline]) == GateResult(
         Verdict.REPORT_ONLY,
-        ("provider 'vllm' has enforcement 'manual': reported, never fails the build.",),
+        (
+            "provider 'vllm' has enforcement 'manual': its run passed every identity check and is reported, never fails the build.",
+        ),
         the_run,
         the_baseline,
         (MetricRow("macro/recall", 0.6, 0.5, -0.1, MetricStatus.FAIL, False),),
