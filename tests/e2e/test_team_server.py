@@ -27,7 +27,13 @@ from .conftest import TeamServer, cli, cli_async, start_team_server, team_dir, t
 
 pytestmark = [pytest.mark.team_server, pytest.mark.slow]
 
-ARTIFACTS = ["cassette_manifest.json", "metrics.json", "per_conversation.jsonl", "per_conversation_table.json"]
+ARTIFACTS = [
+    "cassette_manifest.json",
+    "metrics.json",
+    "per_conversation.jsonl",
+    "per_conversation_table.json",
+    "responses.jsonl",
+]
 # The row of a metric that did not move: its paired interval is "—" against a seeded baseline
 # (no per-conversation record) and [+0.0000, +0.0000] against a promoted one; one of tiny's 3
 # factual rows moves it by 0.3333.
@@ -112,7 +118,8 @@ def test_artifacts_go_through_the_server_and_no_mlruns_is_left(seeded: Seeded) -
 
     reader = (server.reader["MLFLOW_TRACKING_USERNAME"], server.reader["MLFLOW_TRACKING_PASSWORD"])
     listed = server.api("GET", "/api/2.0/mlflow/artifacts/list", auth=reader, params={"run_id": seeded.run_id})
-    assert sorted(f["path"] for f in listed.json()["files"]) == ARTIFACTS
+    # (plus gate.md once the gate has judged the run: it logs its report to the run it judged)
+    assert sorted(f["path"] for f in listed.json()["files"] if f["path"] != "gate.md") == ARTIFACTS
     for name in ("metrics.json", "per_conversation.jsonl", "cassette_manifest.json"):
         served = server.api(
             "GET", f"/api/2.0/mlflow-artifacts/artifacts/{experiment_id}/{seeded.run_id}/artifacts/{name}", auth=reader
