@@ -38,6 +38,7 @@ MIRRORED: dict[str, tuple[str, ...]] = {
     "gates/": ("tests/gates",),
     "cassettes/": ("tests/cassettes", "tests/evaluation/test_replay_errors.py"),
     "gold/_check.py": ("tests/gold",),
+    "ratios.py": ("tests/scoring/test_uncertainty.py", "tests/gates/test_paired.py"),
 }
 
 # The modules of docs/testing.md's table, in the order they are run by default.
@@ -47,7 +48,7 @@ DEFAULT_MODULES = (
     "scoring/_assign.py",
     "cassettes/_replay.py",
     "gates/_oracle_gate.py",
-    "scoring/_uncertainty.py",
+    "ratios.py",
     "gates/_paired.py",
     "scoring/_cover.py",
 )

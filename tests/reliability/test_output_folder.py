@@ -81,12 +81,14 @@ def test_the_folder_holds_exactly_one_run_and_its_own_files(tiny_gold: Path, loc
         "metrics.json",
         "notes.txt",
         "per_conversation.jsonl",
+        "responses.jsonl",
         "run.json",
     ]
-    assert [p.name for p in result.files] == [
+    assert sorted(p.name for p in result.files) == [
         "cassette_manifest.json",
         "metrics.json",
         "per_conversation.jsonl",
+        "responses.jsonl",
         "run.json",
     ]
     run_json = json.loads((out / "run.json").read_text())
@@ -117,7 +119,7 @@ def test_a_second_run_into_a_held_folder_is_refused_and_touches_nothing(
         "share a folder. Wait for it to finish, or pass another --output-dir.\n"
     )
     assert result.exit_code == 2 and f"a run (pid 4242) is writing {out} now" in markdown
-    after = {p.name: p.read_bytes() for p in out.iterdir() if p.name != "gate.md"}
+    after = {p.name: p.read_bytes() for p in out.iterdir() if p.name not in ("gate.md", "gate.json")}
     assert {k: v for k, v in after.items() if k != ".extraction-eval.lock"} == {
         k: v for k, v in before.items() if k != ".extraction-eval.lock"
     }

@@ -168,3 +168,63 @@ def test_the_docs_worked_example_table_is_what_the_scorer_computes() -> None:
         assert str(int(report.uncertainty[f"n/{key}"])) == n, key
         computed = report.uncertainty.get(f"se/{key}")
         assert (f"{computed:.4f}" if computed is not None else "—") == se, key
+
+
+def test_ratio_values_apply_the_zero_rules() -> None:
+    from extraction_eval.ratios import ratio_values
+
+    totals = {
+        "precision/factual": (0, 0),  # nothing predicted, nothing expected: 1.0
+        "recall/factual": (0, 0),
+        "precision/procedural": (0, 0),  # nothing predicted but one expected: 0.0
+        "recall/procedural": (0, 1),
+        "category_accuracy": (0, 0),  # an accuracy over zero cases is left out
+        "failures/rate": (1, 4),
+    }
+    assert ratio_values(totals) == {
+        "precision/factual": 1.0,
+        "recall/factual": 1.0,
+        "precision/procedural": 0.0,
+        "recall/procedural": 0.0,
+        "failures/rate": 0.25,
+    }
+
+
+def test_a_conversation_without_a_key_counts_as_zero_over_zero() -> None:
+    # Rows written before a key existed (or by another version) lack it: (0, 0), never (0, 1).
+    with_key = {"X": {"failures/rate": (1, 1)}, "Y": {"failures/rate": (0, 1)}, "Z": {"failures/rate": (0, 0)}}
+    without = {"X": {"failures/rate": (1, 1)}, "Y": {"failures/rate": (0, 1)}, "Z": {}}
+    metrics = {"failures/rate": 0.5}
+    # M = 1/2, Σb = 2: u = 0.25, −0.25 over C = 2: se = sqrt(2 · 0.125) = 0.5
+    assert (
+        standard_error(with_key, "failures/rate", metrics) == standard_error(without, "failures/rate", metrics) == 0.5
+    )
+    parts = {f"recall/{c}": 1.0 for c in ("factual", "procedural", "preference", "behavioral", "episodic")}
+    macro_run = {"X": {"recall/factual": (1, 1)}, "Y": {"recall/factual": (0, 1)}}
+    # macro/recall: only factual has cases (M = 1/2 here): u = ±(0.5/2)/5 = ±0.05; se = sqrt(2 · 0.005) = 0.1
+    assert standard_error(macro_run, "macro/recall", {**parts, "recall/factual": 0.5}) == pytest.approx(0.1)
+    from extraction_eval.ratios import denominator
+
+    assert denominator(macro_run, "macro/recall") == 2
+
+
+def test_no_paired_interval_when_either_run_lacks_the_metric() -> None:
+    run = {"X": {"failures/rate": (1, 1)}, "Y": {"failures/rate": (0, 1)}}
+    assert paired_se("failures/rate", run, {"failures/rate": 0.5}, run, {}) is None
+    assert paired_se("failures/rate", run, {}, run, {"failures/rate": 0.5}) is None
+
+
+def test_a_macro_part_missing_in_one_conversation_counts_as_zero_over_zero() -> None:
+    keys = ("factual", "procedural", "preference", "behavioral", "episodic")
+    explicit = {
+        "X": {"recall/factual": (1, 1), "recall/procedural": (0, 0)},
+        "Y": {"recall/factual": (0, 1), "recall/procedural": (1, 1)},
+        "Z": {"recall/factual": (0, 0), "recall/procedural": (0, 1)},
+    }
+    missing = {"X": {"recall/factual": (1, 1)}, "Y": explicit["Y"], "Z": {"recall/procedural": (0, 1)}}
+    metrics = {f"recall/{c}": 1.0 for c in keys} | {"recall/factual": 0.5, "recall/procedural": 0.5}
+    # u_X = ((1 − 0.5)/2)/5 = 0.05; u_Y = ((0 − 0.5)/2 + (1 − 0.5)/2)/5 = 0; u_Z = ((0 − 0.5)/2)/5 = −0.05;
+    # se = sqrt(3/2 · 0.005) = 0.0866...
+    expected = math.sqrt(1.5 * 0.005)
+    assert standard_error(explicit, "macro/recall", metrics) == pytest.approx(expected, abs=1e-12)
+    assert standard_error(missing, "macro/recall", metrics) == pytest.approx(expected, abs=1e-12)
