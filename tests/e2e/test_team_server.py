@@ -173,7 +173,10 @@ def test_the_reader_gates_but_cannot_run_register_or_promote(seeded: Seeded, tmp
         f"user 'extraction-eval-reader' {WRITE_REFUSED}"
     ) in run.stderr
     assert "Traceback" not in run.stderr
-    assert not (work / "out" / "run.json").exists()  # a later gate cannot judge the older run by mistake
+    # the folder is marked FAILED (issue 12: never the older run's run.json beside new numbers),
+    # so a later gate cannot judge the older run by mistake
+    marker = json.loads((work / "out" / "run.json").read_text())
+    assert marker["status"] == "FAILED" and marker["run_id"] != seeded.run_id
 
     register = cli(reader, "baseline", "register", "--gold", str(seeded.gold), "--replace", cwd=work)
     assert register.returncode == 2 and "Traceback" not in register.stderr
