@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ..gold import ExpectedMemory, GoldSet
 from ..metric_keys import DEFAULT_GATED_METRICS
+from ..ratios import RATIO_KEYS
 from ..scoring import Case, ExpectedItem, Matcher, Memory, parse_response, score
 from ..vocab import CATEGORIES, Category, TemporalKind
 
@@ -95,21 +96,7 @@ def _ledger(gold: GoldSet, conversation_ids: Sequence[str]) -> Ledger:
         cell[0] += a
         cell[1] += b
 
-    for key in (
-        *(f"{n}/{c.value}" for c in CATEGORIES for n in ("precision", "recall", "category_accuracy")),
-        *(f"temporal_accuracy/{c.value}" for c in CATEGORIES),
-        "micro/precision",
-        "micro/recall",
-        "strict/precision",
-        "strict/recall",
-        "category_accuracy",
-        "temporal_accuracy",
-        "multilabel/exact_match",
-        "supersession/recall",
-        "supersession/stale_leak_rate",
-        "negatives/false_positive_rate",
-        "failures/rate",
-    ):
+    for key in RATIO_KEYS:
         add(key, 0, 0)
     for cid in conversation_ids:
         memories = gold.by_conversation.get(cid, ())
