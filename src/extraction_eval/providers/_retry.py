@@ -15,9 +15,10 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import openai
+if TYPE_CHECKING:  # imported where used: a cassette run never loads the SDK (about 0.4 s)
+    import openai
 
 from .._exceptions import ProviderError
 from .._settings import BASE_URL_VAR, OPENAI_BASE_URL_VAR, OPENAI_KEY_VAR, VLLM_KEY_VAR
@@ -79,6 +80,8 @@ def _was_reset(exc: BaseException) -> bool:
 
 def _classify(exc: openai.APIError) -> tuple[bool, str, float | None]:
     """(retryable, short description, server-requested delay) of an SDK error."""
+    import openai
+
     if isinstance(exc, openai.APIConnectionError) and _was_reset(exc):
         return True, "connection_reset", None
     if isinstance(exc, openai.APITimeoutError):
@@ -98,6 +101,8 @@ def _classify(exc: openai.APIError) -> tuple[bool, str, float | None]:
 
 def _fix(exc: openai.APIError) -> str:
     """What to check for a call that will not succeed, by what the server said."""
+    import openai
+
     status = exc.status_code if isinstance(exc, openai.APIStatusError) else None
     if status in (401, 403):
         return f"Check the key ({OPENAI_KEY_VAR}, or {VLLM_KEY_VAR} for vLLM)."
@@ -118,6 +123,8 @@ async def call_with_retries(
     Only the SDK's errors are classified (retried, or a ProviderError naming what to check);
     anything else is a bug or a failure the caller owns, and propagates as it is.
     """
+    import openai
+
     attempt = 0
     while True:
         try:
