@@ -300,3 +300,108 @@ def test_a_run_that_cannot_be_matched_to_a_baseline_result_whole(
 ) -> None:
     # the result keeps the run, so the report can name it; no baseline applies
     assert judge(the_run, baselines) == GateResult(Verdict.CANNOT_EVALUATE, (reason,), the_run, None, ())
+
+
+def _deleted(r: TrackedRun) -> TrackedRun:
+    return TrackedRun(r.run_id, r.experiment_id, r.status, r.start_time, r.tags, r.metrics, r.artifact_uri, True)
+
+
+def _with_deleted_run(b: RegisteredBaseline) -> RegisteredBaseline:
+    assert b.run is not None
+    return RegisteredBaseline(b.provider, b.model_name, b.version, b.run_id, b.tags, _deleted(b.run))
+
+
+# Every "could not evaluate" branch, the whole result: the exact reason (what happened and the
+# fix, as docs/gates.md promises), the run it names, the baseline it was held against (None
+# before one is chosen) and the rows the report shows (none before the comparison is made).
+_RUN = run()
+_BASE = baseline()
+_NO_BASELINE_YET = [
+    (
+        run(run_kind="baseline_seed"),
+        [_BASE],
+        "run r1 is not an extraction-eval run (tag run_kind != 'eval').",
+    ),
+    (
+        run(status="RUNNING"),
+        [_BASE],
+        "run r1 has status 'RUNNING'; the gate judges finished runs only.",
+    ),
+    (
+        _deleted(_RUN),
+        [_BASE],
+        "run r1 is deleted; the gate judges live runs only. Restore it or rerun.",
+    ),
+    (
+        run(provider="anthropic"),
+        [_BASE, baseline("vllm", "manual")],
+        "run r1 is for provider 'anthropic', which has no registered baseline (registered: "
+        "['openai', 'vllm']). Register one or gate a run of a registered provider.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("the_run", "baselines", "reason"), _NO_BASELINE_YET)
+def test_a_run_refused_before_a_baseline_is_chosen_result_whole(
+    the_run: TrackedRun, baselines: list[RegisteredBaseline], reason: str
+) -> None:
+    assert judge(the_run, baselines) == GateResult(Verdict.CANNOT_EVALUATE, (reason,), the_run, None, ())
+
+
+def test_a_deleted_baseline_run_is_no_bar_result_whole() -> None:
+    dead = _with_deleted_run(_BASE)
+    assert judge(_RUN, [dead]) == GateResult(
+        Verdict.CANNOT_EVALUATE,
+        (
+            "the baseline of 'openai' (extraction-eval-openai version 1) points at run b1, which is "
+            "deleted; a deleted run is no bar. Restore it (`mlflow runs restore --run-id b1`) or "
+            "promote another run.",
+        ),
+        _RUN,
+        dead,
+        (),
+    )
+
+
+_AFTER_COMPARISON = [
+    (
+        {"contract_override": "true"},
+        "run r1 ran past contract drift (contract_override=true); an overridden run is never gated. "
+        "Re-record or re-generate the cassettes and run again.",
+    ),
+    (
+        {"subset": "fast"},
+        "run r1 covers the 'fast' subset; gate the full set (`extraction-eval run --mode cassette`).",
+    ),
+    (
+        {"mode": "vllm", "cassette_kind": "live_call"},
+        "run r1 is a live run (mode 'vllm'): a live number is a new evidence event, reported, not "
+        "gated. Gate a cassette replay instead.",
+    ),
+    (
+        {"gold_version": "v2"},
+        "run r1 has gold version 'v2' but the baseline has 'v1'; numbers from another gold version "
+        "are not comparable. Promote a baseline for it first.",
+    ),
+    (
+        {"matcher": "fact-cover@1"},
+        "run r1 has matcher 'fact-cover@1' but the baseline has 'keyed-dice@3'; numbers from another "
+        "matcher are not comparable. Promote a baseline for it first.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("tags", "reason"), _AFTER_COMPARISON)
+def test_a_run_refused_after_the_comparison_keeps_baseline_and_rows(tags: dict[str, str], reason: str) -> None:
+    the_run = run(**tags)
+    # the rows are still shown, so a reader sees the numbers the gate declined to judge
+    assert judge(the_run, [_BASE]) == GateResult(
+        Verdict.CANNOT_EVALUATE, (reason,), the_run, _BASE, rows_all_equal()
+    )
+
+
+def test_a_baseline_with_no_gated_metrics_result_whole() -> None:
+    empty = baseline(gated=())
+    assert judge(_RUN, [empty]) == GateResult(
+        Verdict.CANNOT_EVALUATE, ("the baseline of 'openai' lists no gated metrics.",), _RUN, empty, ()
+    )
