@@ -77,6 +77,11 @@ def test_live_repeat_against_the_stub_provider(
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (out / "per_conversation.jsonl").read_text().splitlines()]
     assert [(r["conversation_id"], r["sample"]) for r in rows] == [(f"t0{i}", k) for k in range(3) for i in range(1, 9)]
+    # the raw answers carry the same sample index, so each can be traced to its sample
+    answers = [json.loads(line) for line in (out / "responses.jsonl").read_text().splitlines()]
+    assert [(r["conversation_id"], r["sample"]) for r in answers] == [
+        (f"t0{i}", k) for k in range(3) for i in range(1, 9)
+    ]
     metrics = json.loads((out / "metrics.json").read_text())
     # the stub answers every call with the same oracle answer: full agreement, no spread
     assert metrics["repeat/samples"] == 3.0 and metrics["repeat/agreement"] == 1.0

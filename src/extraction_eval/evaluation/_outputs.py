@@ -68,7 +68,7 @@ def write_outputs(output_dir: Path, gold_dir: Path, scored: ScoredRun) -> RunFil
     rows = per_conversation_rows(scored)
     per_conversation = output_dir / PER_CONVERSATION_FILE
     atomic_write_text(per_conversation, "".join(dumps_line(r) + "\n" for r in rows))
-    artifacts = [metrics_path, per_conversation, write_responses(output_dir, scored.answers)]
+    artifacts = [metrics_path, per_conversation, write_responses(output_dir, scored.answers, scored.samples)]
     # The manifest the run used, beside its numbers in the output folder too (and never
     # an older run's copy beside these numbers when this gold folder has none).
     manifest_copy = output_dir / MANIFEST_FILE

@@ -50,10 +50,15 @@ def response_row(answer: Answer, sample: int = 0) -> dict[str, Any]:
     }
 
 
-def write_responses(output_dir: Path, answers: Sequence[Answer]) -> Path:
-    """responses.jsonl in ``output_dir``, in the order given (the gold order)."""
+def write_responses(output_dir: Path, answers: Sequence[Answer], samples: Sequence[int] = ()) -> Path:
+    """responses.jsonl in ``output_dir``, in the order given (the gold order, sample by sample).
+
+    ``samples`` gives each answer's sample index on a ``--repeat`` run (empty: every row is
+    sample 0)."""
     path = output_dir / RESPONSES_FILE
-    atomic_write_text(path, "".join(dumps_line(response_row(a)) + "\n" for a in answers))
+    indexes = samples or (0,) * len(answers)
+    rows = (dumps_line(response_row(a, s)) + "\n" for a, s in zip(answers, indexes, strict=True))
+    atomic_write_text(path, "".join(rows))
     return path
 
 
