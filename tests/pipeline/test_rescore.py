@@ -140,3 +140,46 @@ def test_rescore_names_a_run_without_stored_responses(tiny_gold: Path, local_sto
     assert f"run {source} has no responses.jsonl artifact" in result.output
     missing = runner.invoke(app, ["rescore", "--run-id", "0" * 32, "--gold", str(tiny_gold)])
     assert missing.exit_code != 0 and f"run {'0' * 32!r} is not in the tracking store" in missing.output
+
+
+def test_rescore_into_the_source_runs_own_folder_replaces_it_as_one_unit(
+    tiny_gold: Path, local_store: str, tmp_path: Path
+) -> None:
+    # docs/cli.md: rescore's output folder is one unit, as run's is (locked, staged, committed);
+    # the source folder may be reused: its responses are read before anything is cleared.
+    runner = CliRunner()
+    folder = tmp_path / "run"
+    assert runner.invoke(app, ["run", "--gold", str(tiny_gold), "--output-dir", str(folder)]).exit_code == 0
+    source = run_id(folder)
+    stale = folder / "leftover.txt"
+    stale.write_text("not the run's", encoding="utf-8")
+    args = ["rescore", "--run-id", source, "--matcher", "keyed-dice@3", "--gold", str(tiny_gold)]
+    result = runner.invoke(app, [*args, "--output-dir", str(folder)])
+    assert result.exit_code == 0, result.output
+    run_json = json.loads((folder / "run.json").read_text())
+    assert run_json["status"] == "FINISHED" and run_json["run_id"] != source
+    assert run_json["tags"]["rescored_from"] == source
+    assert stale.read_text() == "not the run's"  # a file the run does not own is left alone
+    assert not [p.name for p in folder.iterdir() if p.name.startswith(".staging")]
+    metrics = json.loads((folder / "metrics.json").read_text())
+    assert metrics["micro/recall"] == 1.0  # the oracle answers, rescored: every memory still matched
+
+
+def test_a_rescore_that_fails_while_logging_leaves_the_folder_marked_failed(
+    tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = CliRunner()
+    first = tmp_path / "first"
+    assert runner.invoke(app, ["run", "--gold", str(tiny_gold), "--output-dir", str(first)]).exit_code == 0
+    source = run_id(first)
+    out = tmp_path / "out"
+
+    def refuse(**_: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("extraction_eval.pipeline._rescore.log_eval_run", refuse)
+    result = runner.invoke(app, ["rescore", "--run-id", source, "--gold", str(tiny_gold), "--output-dir", str(out)])
+    assert result.exit_code != 0
+    marker = json.loads((out / "run.json").read_text())
+    assert marker["status"] == "FAILED" and "No space left on device" in marker["reason"]
+    assert sorted(p.name for p in out.iterdir()) == [".extraction-eval.lock", "run.json"]  # nothing half-written

@@ -19,7 +19,9 @@ from .._settings import tracking_uri
 from ..contract import SAMPLING
 from ..evaluation import (
     RESPONSES_FILE,
+    OutputFolder,
     ScoredRun,
+    output_folder,
     parse_responses,
     score_answers,
     table_rows,
@@ -145,7 +147,42 @@ def rescore_run(run_id: str, matcher: Matcher, gold_dir: Path, output_dir: Path)
     tags = rescore_tags(source.tags, run_id, matcher)
     params = {f"sampling.{k}": str(v) for k, v in SAMPLING.items()}
     params.update({"gold_dir": str(gold_dir), "conversations": str(len(selected)), **matcher_params(matcher)})
-    files = write_outputs(output_dir, gold_dir, scored)
+    # Everything is read and scored before the folder is touched (it may be the source run's own
+    # folder, whose responses.jsonl was just read); from here on it is one unit, as for `run`.
+    with output_folder(output_dir) as folder:
+        rescored = _Rescored(run_id, matcher, gold_dir, gold, subset, model, scored, tags, params, stored.source)
+        return _log_and_write(folder, rescored)
+
+
+@dataclass(frozen=True)
+class _Rescored:
+    """What a rescore computed before it touches the output folder."""
+
+    run_id: str
+    matcher: Matcher
+    gold_dir: Path
+    gold: GoldSet
+    subset: Subset
+    model: str
+    scored: ScoredRun
+    tags: dict[str, str]
+    params: dict[str, str]
+    responses_source: str
+
+
+def _log_and_write(folder: OutputFolder, rescored: _Rescored) -> RescoreResult:
+    """Stage the files, log the new run, write run.json and commit the folder as one unit."""
+    uri = tracking_uri()
+    run_id, matcher, gold, model, scored, tags = (
+        rescored.run_id,
+        rescored.matcher,
+        rescored.gold,
+        rescored.model,
+        rescored.scored,
+        rescored.tags,
+    )
+    subset = rescored.subset
+    files = write_outputs(folder.staging, rescored.gold_dir, scored)
     kind = tags.get(TAG_CASSETTE_KIND, "")
     provider = tags.get(TAG_PROVIDER, Provider.OPENAI.value)
     description = run_description(
@@ -157,7 +194,7 @@ def rescore_run(run_id: str, matcher: Matcher, gold_dir: Path, output_dir: Path)
         run_id=None,
         run_name=f"rescore-{matcher_id(matcher)}-{run_id[:8]}",
         tags=tags,
-        params=params,
+        params=rescored.params,
         metrics=scored.metrics,
         description=description,
         artifacts=files.artifacts,
@@ -165,8 +202,9 @@ def rescore_run(run_id: str, matcher: Matcher, gold_dir: Path, output_dir: Path)
         dataset=gold_dataset(gold),
         failed=False,
     )
-    run_file = write_run_json(
-        output_dir,
+    folder.run_id = logged.run_id
+    write_run_json(
+        folder.staging,
         run_id=logged.run_id,
         experiment_id=logged.experiment_id,
         experiment_name=logged.experiment_name,
@@ -175,12 +213,13 @@ def rescore_run(run_id: str, matcher: Matcher, gold_dir: Path, output_dir: Path)
         evidence=evidence_line(kind, model=model),
         tags=tags,
     )
+    committed = folder.commit()
     return RescoreResult(
         source_run_id=run_id,
-        responses_source=stored.source,
+        responses_source=rescored.responses_source,
         logged=logged,
         matcher=matcher_id(matcher),
         metrics=dict(scored.metrics),
         tags=tags,
-        files=(*files.artifacts, run_file),
+        files=committed,
     )
