@@ -20,7 +20,6 @@ PYTHONDONTWRITEBYTECODE is unset), so the harness's modules load from bytecode l
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import compileall
 import gc
@@ -36,6 +35,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from extraction_eval._entry import run_entry
 
 REPO = Path(__file__).resolve().parents[1]
 GOLD = REPO / "gold" / "v1"
@@ -324,13 +328,12 @@ def bench_provider(repeat: int, work: Path) -> dict[str, object]:
     return out
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--runs", type=int, default=1000)
-    parser.add_argument("--skip", default="", help="comma-separated: eval,gate,provider")
-    args = parser.parse_args()
-    skip = set(filter(None, args.skip.split(",")))
+def main(
+    repeat: Annotated[int, typer.Option(help="timed repetitions of each measurement")] = 5,
+    runs: Annotated[int, typer.Option(help="runs the gate's server holds")] = 1000,
+    skip: Annotated[str, typer.Option(help="comma-separated: eval,gate,provider")] = "",
+) -> None:
+    skipped = set(filter(None, skip.split(",")))
     compileall.compile_dir(REPO / "src", quiet=1)
     work = Path(tempfile.mkdtemp(prefix="extraction-eval-bench-"))
     report: dict[str, object] = {
@@ -338,21 +341,20 @@ def main() -> int:
         "command": "python benchmarks/bench.py " + " ".join(sys.argv[1:]),
         "bytecode": "src/ compiled before measuring (compileall)",
     }
-    server = Server(work, args.runs) if not {"eval", "gate"} <= skip else None
+    server = Server(work, runs) if not {"eval", "gate"} <= skipped else None
     try:
-        if "eval" not in skip:
-            report["eval"] = bench_eval(args.repeat, work, server.uri if server else None)
-        if "gate" not in skip and server is not None:
-            report["gate"] = bench_gate(args.repeat, args.runs, work, server)
-        if "provider" not in skip:
-            report["provider"] = bench_provider(args.repeat, work)
+        if "eval" not in skipped:
+            report["eval"] = bench_eval(repeat, work, server.uri if server else None)
+        if "gate" not in skipped and server is not None:
+            report["gate"] = bench_gate(repeat, runs, work, server)
+        if "provider" not in skipped:
+            report["provider"] = bench_provider(repeat, work)
     finally:
         if server is not None:
             server.stop()
         shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(report, indent=2))
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_entry(main, __doc__.splitlines()[0])

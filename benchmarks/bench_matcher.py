@@ -18,12 +18,16 @@ v1 is not timed).
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from extraction_eval._entry import run_entry
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -90,15 +94,14 @@ def measure(matcher: str, copies: int, repeat: int) -> dict[str, object]:
     return {"matcher": matcher, "median_s": round(statistics.median(samples), 3), **last, "samples": samples}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--conversations", type=int, default=12500)
-    args = parser.parse_args()
-    copies = max(1, round(args.conversations / 125))
+def main(
+    repeat: Annotated[int, typer.Option(help="timed repetitions")] = 5,
+    conversations: Annotated[int, typer.Option(help="size of the paraphrased set")] = 12500,
+) -> None:
+    copies = max(1, round(conversations / 125))
     results = {
-        "gold_v1": [measure(name, 1, args.repeat) for name in ("keyed-dice@3", "fact-cover@1")],
-        "paraphrased": [measure(name, copies, max(1, args.repeat // 2)) for name in ("keyed-dice@3", "fact-cover@1")],
+        "gold_v1": [measure(name, 1, repeat) for name in ("keyed-dice@3", "fact-cover@1")],
+        "paraphrased": [measure(name, copies, max(1, repeat // 2)) for name in ("keyed-dice@3", "fact-cover@1")],
     }
     for block, rows in results.items():
         for row in rows:
@@ -112,8 +115,7 @@ def main() -> int:
     print(f"gold v1: fact-cover@1 adds {new - base:+.3f} s (target: at most +0.3 s): {verdict}")
     verdict = "met" if paraphrased < 30 else "NOT met"
     print(f"paraphrased: fact-cover@1 {paraphrased:.1f} s (target: under 30 s): {verdict}")
-    return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_entry(main, __doc__)

@@ -17,21 +17,22 @@ Medians of --repeat; prints JSON.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from extraction_eval._entry import run_entry
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=20)
-    args = parser.parse_args()
+def main(repeat: Annotated[int, typer.Option(help="timed repetitions")] = 20) -> None:
     sys.path.insert(0, str(REPO / "src"))
     from extraction_eval.cassettes import oracle_response
     from extraction_eval.evaluation import Answer, score_answers
@@ -61,7 +62,7 @@ def main() -> int:
 
     def median(fn) -> float:  # type: ignore[no-untyped-def]
         samples = []
-        for _ in range(args.repeat):
+        for _ in range(repeat):
             started = time.perf_counter()
             fn()
             samples.append(time.perf_counter() - started)
@@ -85,8 +86,7 @@ def main() -> int:
         "target_s": 0.1,
     }
     print(json.dumps(report, indent=2))
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_entry(main, __doc__.splitlines()[0] if __doc__ else None)

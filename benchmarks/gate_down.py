@@ -20,7 +20,6 @@ refused port) instead of a server (MLflow's SQL store retries connecting).
 
 from __future__ import annotations
 
-import argparse
 import http.server
 import os
 import shutil
@@ -31,6 +30,11 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from extraction_eval._entry import run_entry
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = Path(sys.executable).with_name("extraction-eval")
@@ -57,10 +61,7 @@ def timed(args: list[str], uri: str, cwd: Path) -> tuple[int, float, str]:
     return proc.returncode, elapsed, reason.split(". ")[0]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--slow", action="store_true", help="also the cases that take minutes")
-    args = parser.parse_args()
+def main(slow: Annotated[bool, typer.Option(help="also the cases that take minutes")] = False) -> None:
 
     closed = socket.socket()
     closed.bind(("127.0.0.1", 0))
@@ -90,7 +91,7 @@ def main() -> int:
         for label, uri in cases.items():
             code, elapsed, reason = timed(["gate", "--run-id", "0" * 32, "--output-dir", "out"], uri, work)
             print(f"| {label} | {code} | {elapsed:.1f} | {reason} |")
-        if args.slow:
+        if slow:
             gold = work / "tiny"
             shutil.copytree(REPO / "tests" / "fixtures" / "gold" / "tiny", gold)
             subprocess.run([str(CLI), "cassettes", "oracle", "--gold", str(gold)], capture_output=True, check=True)
@@ -105,8 +106,7 @@ def main() -> int:
         proxy.shutdown()
         for sock in (*held, full, silent):
             sock.close()
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_entry(main, __doc__.splitlines()[0])

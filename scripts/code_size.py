@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from extraction_eval._entry import run_entry
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -41,4 +43,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_entry(main, __doc__.splitlines()[0])

@@ -10,6 +10,11 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from extraction_eval._entry import run_entry
 
 COMMANDS = [
     [],
@@ -57,17 +62,16 @@ def render() -> str:
     return "\n".join(parts) + "\n"
 
 
-def main() -> int:
+def main(check: Annotated[bool, typer.Option(help="exit 1 when docs/cli.md is stale; write nothing")] = False) -> None:
     text = render()
-    if "--check" in sys.argv[1:]:
+    if check:
         if not DOC.is_file() or DOC.read_text(encoding="utf-8") != text:
             print(f"{DOC} is stale: run python scripts/gen_cli_docs.py", file=sys.stderr)
-            return 1
-        return 0
+            raise typer.Exit(1)
+        return
     DOC.write_text(text, encoding="utf-8")
     print(f"wrote {DOC}")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_entry(main, __doc__.splitlines()[0])

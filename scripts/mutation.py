@@ -18,7 +18,6 @@ folder (``--keep``). Exit 1 when a module is below --goal (0.95), 2 when mutmut 
 
 from __future__ import annotations
 
-import argparse
 import re
 import shutil
 import subprocess
@@ -28,6 +27,11 @@ import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from extraction_eval._entry import entry_app
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = "src/extraction_eval"
@@ -160,19 +164,25 @@ def table(results: list[ModuleResult]) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("modules", nargs="*", help="paths under src/extraction_eval (default: the table's modules)")
-    parser.add_argument("--all", action="store_true", help="every module [tool.mutmut] only_mutate covers")
-    parser.add_argument("--max-children", type=int, default=2, help="parallel mutant runs (default 2)")
-    parser.add_argument("--goal", type=float, default=0.95, help="the least score per module (default 0.95)")
-    parser.add_argument("--keep", action="store_true", help="keep the scratch folders (to `mutmut show` survivors)")
-    args = parser.parse_args()
+app = entry_app()
 
-    modules = list(args.modules) or list(DEFAULT_MODULES)
-    if args.all:
+
+@app.command(help=__doc__.split("\n\n")[0])
+def main(
+    modules: Annotated[
+        list[str] | None, typer.Argument(help="paths under src/extraction_eval (default: the table's modules)")
+    ] = None,
+    all_modules: Annotated[
+        bool, typer.Option("--all", help="every module that only_mutate in pyproject.toml covers")
+    ] = False,
+    max_children: Annotated[int, typer.Option(help="parallel mutant runs")] = 2,
+    goal: Annotated[float, typer.Option(help="the least score per module")] = 0.95,
+    keep: Annotated[bool, typer.Option(help="keep the scratch folders (to `mutmut show` survivors)")] = False,
+) -> None:
+    chosen = list(modules or DEFAULT_MODULES)
+    if all_modules:
         patterns = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mutmut"]["only_mutate"]
-        modules = sorted(
+        chosen = sorted(
             str(p.relative_to(REPO / PACKAGE))
             for pattern in patterns
             for p in REPO.glob(pattern)
@@ -181,9 +191,9 @@ def main() -> int:
     scratch_root = REPO / ".mutation"
     scratch_root.mkdir(exist_ok=True)
     results = []
-    for module in modules:
+    for module in chosen:
         print(f"mutating {module} against {', '.join(mirrored_tests(module))} ...", file=sys.stderr, flush=True)
-        result = run_module(module, scratch_root, args.max_children, args.keep)
+        result = run_module(module, scratch_root, max_children, keep)
         results.append(result)
         print(table([result]).splitlines()[-1], file=sys.stderr, flush=True)
     print(table(results))
@@ -191,8 +201,9 @@ def main() -> int:
     for r in results:
         for name in r.survivors:
             print(f"{name}: {'equivalent' if name in equivalent else 'SURVIVED'}")
-    return 1 if any(r.score < args.goal for r in results) else 0
+    if any(r.score < goal for r in results):
+        raise typer.Exit(1)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    app()

@@ -24,12 +24,15 @@ several rows per conversation the true MDE is larger (a design effect), never sm
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import sys
 from collections import Counter
 from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from extraction_eval._entry import entry_app
 
 CATEGORIES = ("factual", "procedural", "preference", "behavioral", "episodic")
 Z = 1.959963984540054 + 0.8416212335729143  # two-sided 5% test, 80% power
@@ -69,15 +72,17 @@ def table(gold: Path, flip_rates: list[float]) -> list[str]:
     return lines
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gold", type=Path, default=Path("gold/v1"))
-    parser.add_argument("--flip-rates", default="0.02,0.05,0.1,0.2")
-    args = parser.parse_args(argv)
-    rates = [float(x) for x in args.flip_rates.split(",")]
-    print("\n".join(table(args.gold, rates)))
-    return 0
+app = entry_app()
+
+
+@app.command(help=__doc__.splitlines()[0])
+def main(
+    gold: Annotated[Path, typer.Option(help="gold folder whose rows per category are counted")] = Path("gold/v1"),
+    flip_rates: Annotated[str, typer.Option(help="comma-separated flip rates f")] = "0.02,0.05,0.1,0.2",
+) -> None:
+    rates = [float(x) for x in flip_rates.split(",")]
+    print("\n".join(table(gold, rates)))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    app()

@@ -20,7 +20,18 @@ SRC = REPO / "src" / PACKAGE
 #: Lowest first. A unit is a top-level module or subpackage of extraction_eval.
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset(
-        {"_exceptions", "_settings", "_jsonio", "_git", "vocab", "metric_keys", "mlflow_names", "evidence", "ratios"}
+        {
+            "_exceptions",
+            "_settings",
+            "_jsonio",
+            "_git",
+            "_entry",
+            "vocab",
+            "metric_keys",
+            "mlflow_names",
+            "evidence",
+            "ratios",
+        }
     ),
     frozenset({"contract"}),
     frozenset({"gold"}),

@@ -1,41 +1,38 @@
-"""``python -m extraction_eval.stub_provider --gold DIR [--answers F] [--script F] [--port N]``."""
+"""``python -m extraction_eval.stub_provider --gold DIR [--answers F] [--script F] [--port N]``.
+
+Typer, like every entry point of the project (the CLI, scripts/ and benchmarks/): ``-h`` and
+``--help`` both print the help."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from .._entry import entry_app
 from .._exceptions import ExtractionEvalError
 from ._server import serve
 
+app = entry_app()
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m extraction_eval.stub_provider",
-        description="Serve a local OpenAI-compatible chat-completions stub for a gold folder.",
-    )
-    parser.add_argument("--gold", type=Path, required=True, help="gold folder to answer for")
-    parser.add_argument("--answers", type=Path, help="JSONL answer set (default: gold memories)")
-    parser.add_argument("--script", type=Path, help="JSON behaviour script")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
-    parser.add_argument("--port-file", type=Path, help="write the bound port here")
-    args = parser.parse_args(argv)
+
+@app.command(help="Serve a local OpenAI-compatible chat-completions stub for a gold folder.")
+def stub(
+    gold: Annotated[Path, typer.Option(help="gold folder to answer for")],
+    answers: Annotated[Path | None, typer.Option(help="JSONL answer set (default: gold memories)")] = None,
+    script: Annotated[Path | None, typer.Option(help="JSON behaviour script")] = None,
+    host: Annotated[str, typer.Option(help="address to bind")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="0 picks a free port")] = 0,
+    port_file: Annotated[Path | None, typer.Option(help="write the bound port here")] = None,
+) -> None:
     try:
-        serve(
-            args.gold,
-            args.answers,
-            args.script,
-            host=args.host,
-            port=args.port,
-            port_file=args.port_file,
-        )
+        serve(gold, answers, script, host=host, port=port, port_file=port_file)
     except ExtractionEvalError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+        raise typer.Exit(2) from None
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    app(prog_name="python -m extraction_eval.stub_provider")
