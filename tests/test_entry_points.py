@@ -52,8 +52,10 @@ def test_every_script_and_benchmark_is_made_by_the_toolkit(path: str) -> None:
         [sys.executable, "scripts/regression_gate.py", "-h"],
         [sys.executable, "benchmarks/gate_down.py", "-h"],
         [sys.executable, "-m", "extraction_eval.stub_provider", "-h"],
+        [sys.executable, "-m", "extraction_eval", "-h"],
+        [sys.executable, "-m", "extraction_eval", "gate", "-h"],
     ],
-    ids=["script", "gate-script", "benchmark", "stub"],
+    ids=["script", "gate-script", "benchmark", "stub", "cli", "cli-command"],
 )
 def test_dash_h_prints_plain_help(command: list[str]) -> None:
     out = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)

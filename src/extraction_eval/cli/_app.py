@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
+from .._entry import HELP_OPTIONS, entry_app
 from .._exceptions import ExtractionEvalError, Terminated
 from .._settings import mask_secrets
 
@@ -42,21 +43,38 @@ class _Group(TyperGroup):
                 signal.signal(signal.SIGTERM, previous)
 
 
+#: ``-h`` and ``--help`` on every command (the toolkit every entry point shares).
+CONTEXT = HELP_OPTIONS
+
+
 def new_app(help_text: str) -> typer.Typer:
-    return typer.Typer(
-        help=help_text,
-        no_args_is_help=True,
-        add_completion=False,
-        pretty_exceptions_enable=False,
-        rich_markup_mode=None,
-    )
+    return entry_app(help_text, no_args_is_help=True)
 
 
 app = typer.Typer(
     cls=_Group,
     help="Measure LLM memory extraction against a versioned gold set, tracked in MLflow, and gate regressions.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings=CONTEXT,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"extraction-eval {version('extraction-eval')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Measure LLM memory extraction against a versioned gold set, tracked in MLflow, and gate regressions."""

@@ -21,6 +21,8 @@ from ..evaluation import (
     RESPONSES_FILE,
     OutputFolder,
     ScoredRun,
+    count_params,
+    memory_table_rows,
     output_folder,
     parse_responses,
     score_answers,
@@ -29,7 +31,7 @@ from ..evaluation import (
     write_run_json,
 )
 from ..evidence import evidence_line, run_description
-from ..gold import GoldSet, load_gold
+from ..gold import Conversation, GoldSet, load_gold
 from ..mlflow_names import (
     EXPERIMENT,
     TAG_BUDGET_EXHAUSTED,
@@ -57,7 +59,7 @@ from ..mlflow_names import (
     VLLM_EXPERIMENT,
 )
 from ..scoring import Matcher, matcher_id, matcher_params
-from ..tracking._log import LoggedRun, gold_dataset, log_eval_run
+from ..tracking._log import MEMORY_TABLE_FILE, TABLE_FILE, LoggedRun, gold_dataset, log_eval_run
 from ..tracking._stored import get_run, read_stored
 from ..vocab import Provider, Subset
 
@@ -146,11 +148,14 @@ def rescore_run(run_id: str, matcher: Matcher, gold_dir: Path, output_dir: Path)
     scored: ScoredRun = score_answers(gold, selected, answers, model=model, matcher=matcher)
     tags = rescore_tags(source.tags, run_id, matcher)
     params = {f"sampling.{k}": str(v) for k, v in SAMPLING.items()}
-    params.update({"gold_dir": str(gold_dir), "conversations": str(len(selected)), **matcher_params(matcher)})
+    params.update({"gold": str(gold_dir), "conversations": str(len(selected)), **matcher_params(matcher)})
+    params.update(count_params(scored.metrics))  # as a run logs them (docs/decisions.md, "Counts are params")
     # Everything is read and scored before the folder is touched (it may be the source run's own
     # folder, whose responses.jsonl was just read); from here on it is one unit, as for `run`.
     with output_folder(output_dir) as folder:
-        rescored = _Rescored(run_id, matcher, gold_dir, gold, subset, model, scored, tags, params, stored.source)
+        rescored = _Rescored(
+            run_id, matcher, gold_dir, gold, subset, tuple(selected), model, scored, tags, params, stored.source
+        )
         return _log_and_write(folder, rescored)
 
 
@@ -163,6 +168,7 @@ class _Rescored:
     gold_dir: Path
     gold: GoldSet
     subset: Subset
+    selected: tuple[Conversation, ...]
     model: str
     scored: ScoredRun
     tags: dict[str, str]
@@ -195,11 +201,11 @@ def _log_and_write(folder: OutputFolder, rescored: _Rescored) -> RescoreResult:
         run_name=f"rescore-{matcher_id(matcher)}-{run_id[:8]}",
         tags=tags,
         params=rescored.params,
-        metrics=scored.metrics,
+        metrics={k: v for k, v in scored.metrics.items() if not k.startswith("counts/")},
         description=description,
         artifacts=files.artifacts,
-        table_rows=table_rows(files.rows),
-        dataset=gold_dataset(gold),
+        tables={TABLE_FILE: table_rows(files.rows), MEMORY_TABLE_FILE: memory_table_rows(scored)},
+        dataset=gold_dataset(gold, rescored.selected, subset.value),
         failed=False,
     )
     folder.run_id = logged.run_id
