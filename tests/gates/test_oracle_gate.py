@@ -151,6 +151,15 @@ def test_live_manifest_with_unchanged_cassette_file_fails(repo: Path, changed_pr
 def test_unknown_base_cannot_be_evaluated(repo: Path) -> None:
     result = CliRunner().invoke(app, ["oracle-gate", "--base", "no-such-rev", "--gold", "gold/tiny"])
     assert result.exit_code == 2 and "is not known" in result.output
+    from extraction_eval import CannotEvaluate
+
+    with pytest.raises(CannotEvaluate) as info:
+        oracle_gate("no-such-rev", Path("gold/tiny"), None)
+    # the message names the revision, the repository it was looked up in, and the fix
+    assert str(info.value).startswith(f"git revision 'no-such-rev' is not known in {repo}: ")
+    assert str(info.value).endswith(
+        "Fetch it first (in CI: actions/checkout with fetch-depth: 0) or pass another revision."
+    )
 
 
 def test_new_gold_folder_has_no_base_contract(repo: Path) -> None:
@@ -317,3 +326,45 @@ def test_the_report_goes_to_the_job_summary(
     result, markdown = run_oracle_gate("base", Path("gold/tiny"))
     assert (result.passed, markdown) == (False, result.markdown())
     assert summary.read_text() == "earlier\n" + markdown + "\n"
+
+
+def test_a_head_manifest_that_does_not_validate_cannot_be_evaluated(repo: Path) -> None:
+    # docs/gates.md: the gate fails closed (exit 2) on gold files it cannot read, and says why
+    from extraction_eval import CannotEvaluate
+
+    edit_manifest(repo / "gold" / "tiny", cassette_kind="no_such_kind")
+    with pytest.raises(CannotEvaluate) as info:
+        oracle_gate("base", Path("gold/tiny"), None)
+    message = str(info.value)
+    assert "gold/tiny/cassette_manifest.json" in message and "cassette_kind" in message
+    code, text = gate()
+    assert code == 2 and "cassette_kind" in text
+
+
+def test_a_prompt_and_schema_change_names_both(repo: Path, changed_prompt: str, changed_schema: str) -> None:
+    manifest = json.loads((repo / "gold" / "tiny" / "cassette_manifest.json").read_text())
+    old_prompt, old_schema = manifest["prompt_sha256"], manifest["schema_sha256"]
+    result = oracle_gate("base", Path("gold/tiny"), None)
+    assert result.reasons[0] == (
+        "the contract changed in this pull request: "
+        f"prompt {old_prompt[:12]}… -> {changed_prompt[:12]}…, schema {old_schema[:12]}… -> {changed_schema[:12]}…."
+    )
+    assert result.passed is False
+
+
+def test_the_pr_body_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path) -> None:
+    # a GitHub pull request body is UTF-8; a runner's locale may be C (ASCII)
+    import subprocess
+    import sys
+
+    body = tmp_path / "body.md"
+    body.write_text("Zmiana promptu — przegląd ręczny.\nEXTRACTION_EVAL_ORACLE_OK=1\n", encoding="utf-8")
+    probe = (
+        "from pathlib import Path; from extraction_eval.gates._oracle_gate import read_pr_body; "
+        f"print(read_pr_body(Path({str(body)!r})).splitlines()[0].encode('unicode_escape').decode())"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("LC_")}
+    env.update(LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONIOENCODING="utf-8")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "Zmiana promptu \\u2014 przegl\\u0105d r\\u0119czny."
