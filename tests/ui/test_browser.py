@@ -1,0 +1,332 @@
+"""MLflow's own UI (3.17), in headless Chromium, on two full cassette evals of gold v1.
+
+The test starts its own `mlflow server` (SQLite, 127.0.0.1, one worker), so the store
+holds exactly the two runs it makes: the normal oracle cassettes, and a copy where ten
+conversations' answers are dropped (re-signed, as a worse re-recording would be). Then
+it opens the UI the way docs/tracking.md tells a reader to, and fails when what a
+reviewer needs is not on screen:
+
+- the experiment's "Model training" runs list holds both runs;
+- the run page shows the run's tags, its metrics (name and value, rounded as the UI
+  rounds them) and its artifacts, with the per-conversation table opened as a table;
+- the compare page, metrics "Show diff only", lists the per-category metrics that moved
+  (with both runs' values) and leaves out those that did not;
+- the chart view, searched for `^recall/`, shows the per-category charts;
+- the Difference view lists the metrics that differ, with the change from the first run.
+
+The browser is Debian's `chromium` (`shutil.which("chromium")`), driven by Playwright;
+Playwright's own browser downloads are never used. Without chromium or Playwright the
+test fails under CI (`CI` set, or `.ci/run`, which installs chromium and sets
+`EXTRACTION_EVAL_TEST_REQUIRE_BROWSER=1`) and is skipped elsewhere, saying what to install.
+
+Screenshots go to `<output folder of the second run>/screenshots/` (in pytest's temp
+folder); with `EXTRACTION_EVAL_TEST_SCREENSHOTS=DIR` they are also copied to DIR, which is
+how docs/img/ is regenerated:
+
+    EXTRACTION_EVAL_TEST_SCREENSHOTS=docs/img pytest -m ui
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from extraction_eval.cli import app
+
+from ..conftest import REPO, MlflowServer, copy_gold
+from ..helpers import drop_memories, mutate_cassettes, read_rows
+
+pytestmark = [pytest.mark.ui, pytest.mark.server, pytest.mark.slow]
+
+TIMEOUT_MS = 60_000  # one UI element; a cold server on two shared cores can be slow
+VIEWPORT = {"width": 1400, "height": 1000}
+CATEGORIES = ("behavioral", "episodic", "factual", "preference", "procedural")
+SHOWN_TAGS = ("run_kind", "gold_version", "subset", "matcher", "cassette_kind", "provider", "model")
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """The system chromium; missing, a failure under CI and a skip elsewhere.
+
+    Session-scoped, so it reads `CI` before the autouse isolated_env fixture hides it.
+    """
+    required = bool(os.environ.get("CI")) or os.environ.get("EXTRACTION_EVAL_TEST_REQUIRE_BROWSER") == "1"
+    problems = []
+    path = shutil.which("chromium")
+    if path is None:
+        problems.append("no `chromium` on PATH (Debian: `apt-get install -y chromium`; .ci/run installs it)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        problems.append("Playwright is not installed (`pip install -e '.[test]'`)")
+    if problems:
+        message = "the UI test needs a browser: " + "; ".join(problems)
+        if required:
+            pytest.fail(message + " (required: CI or EXTRACTION_EVAL_TEST_REQUIRE_BROWSER=1 is set)")
+        pytest.skip(message)
+    assert path is not None
+    return path
+
+
+class Runs:
+    """The two evaluations in one fresh server, and where their outputs are."""
+
+    def __init__(self, server: MlflowServer, normal: Path, dropped: Path):
+        self.server = server
+        self.normal = normal
+        self.dropped = dropped
+
+    @staticmethod
+    def record(out: Path) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((out / "run.json").read_text())
+        return data
+
+    @staticmethod
+    def metrics(out: Path) -> dict[str, float]:
+        data: dict[str, float] = json.loads((out / "metrics.json").read_text())
+        return data
+
+
+@pytest.fixture
+def two_runs(chromium: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Runs]:
+    (tmp_path / "server").mkdir()
+    server = MlflowServer(tmp_path / "server")
+    server.start()
+    try:
+        monkeypatch.setenv("MLFLOW_TRACKING_URI", server.uri)
+        normal_gold = copy_gold(REPO / "gold" / "v1", tmp_path / "gold" / "normal", oracle=False)
+        dropped_gold = copy_gold(REPO / "gold" / "v1", tmp_path / "gold" / "dropped", oracle=False)
+        ids = [row["conversation_id"] for row in read_rows(dropped_gold)][:20:2]
+        mutate_cassettes(dropped_gold, drop_memories(set(ids)))
+        outs = []
+        for name, gold in (("normal", normal_gold), ("dropped", dropped_gold)):
+            out = tmp_path / f"out-{name}"
+            result = CliRunner().invoke(
+                app,
+                ["run", "--mode", "cassette", "--gold", str(gold), "--output-dir", str(out), "--no-progress"],
+                catch_exceptions=False,
+            )
+            assert result.exit_code == 0, result.output
+            outs.append(out)
+        yield Runs(server, outs[0], outs[1])
+    finally:
+        server.stop()
+
+
+def _shown(value: str) -> float:
+    return float(value.replace(",", ""))
+
+
+def _same_rounded(shown: str, logged: float) -> bool:
+    """The UI shows a value either in full or rounded (the compare page: 3 decimals)."""
+    value = _shown(shown)
+    decimals = len(shown.partition(".")[2]) if "." in shown else 0
+    return abs(value - logged) <= 0.5 * 10 ** (-decimals) + 1e-12
+
+
+# Reads the compare page's "Metrics" section: two virtualized grids (names, values) kept
+# in step by their rows' `top`; scrolled to the end so every row is rendered once, then
+# back to the row named `focus` (for the screenshot).
+_READ_COMPARE_METRICS = """
+async (toggle, focus) => {
+  let box = toggle;
+  while (box && box.querySelectorAll('[role=grid]').length < 2) box = box.parentElement;
+  if (!box) return null;
+  const [names, values] = box.querySelectorAll('[role=grid]');
+  const rows = {};
+  const cells = {};
+  for (let top = 0; ; top += 200) {
+    values.scrollTop = top;
+    names.scrollTop = top;
+    await new Promise(r => setTimeout(r, 150));
+    for (const cell of names.querySelectorAll('[role=rowgroup] > div')) rows[cell.style.top] = cell.innerText.trim();
+    for (const cell of values.querySelectorAll('[role=rowgroup] > div'))
+      (cells[cell.style.top] ??= {})[cell.style.left] = cell.innerText.trim();
+    if (top >= values.scrollHeight) break;
+  }
+  const focusTop = Object.entries(rows).find(([, name]) => name === focus);
+  values.scrollTop = focusTop ? Math.max(0, parseFloat(focusTop[0]) - 45) : 0;
+  await new Promise(r => setTimeout(r, 300));  // the page syncs the names grid on scroll...
+  names.scrollTop = values.scrollTop;  // ...unless it already had
+  const out = {};
+  for (const [top, name] of Object.entries(rows)) {
+    const byLeft = cells[top] || {};
+    out[name] = Object.keys(byLeft).sort((a, b) => parseFloat(a) - parseFloat(b)).map(k => byLeft[k]);
+  }
+  return out;
+}
+"""
+
+
+def _small_png(source: Path, dest: Path) -> None:
+    """A copy for docs/img: 256 colours (Pillow comes with matplotlib, which MLflow installs)."""
+    try:
+        from PIL import Image
+    except ImportError:
+        shutil.copy(source, dest)
+        return
+    with Image.open(source) as image:
+        image.convert("RGB").quantize(colors=256).save(dest, optimize=True)
+
+
+class Browser:
+    """One Chromium page on the server, screenshots collected as they are taken."""
+
+    def __init__(self, page: Any, base: str, shots: Path):
+        self.page = page
+        self.base = base
+        self.shots = shots
+        self.taken: list[Path] = []
+
+    def goto(self, fragment: str) -> None:
+        self.page.goto(f"{self.base}/#{fragment}")
+
+    def close_assistant(self) -> None:
+        """The MLflow Assistant side panel opens on first visit and takes a third of the width."""
+        close = self.page.get_by_role("button", name="Close")
+        try:
+            close.first.wait_for(timeout=5_000)
+            close.first.click()
+        except Exception:  # not shown: nothing to close
+            pass
+
+    def shot(self, name: str, *, full_page: bool = False) -> None:
+        path = self.shots / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=full_page)
+        self.taken.append(path)
+
+
+@pytest.fixture
+def browser(chromium: str, two_runs: Runs) -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright
+
+    shots = two_runs.dropped / "screenshots"
+    shots.mkdir()
+    with sync_playwright() as pw:
+        chrome = pw.chromium.launch(executable_path=chromium, headless=True)
+        try:
+            page = chrome.new_page(viewport=VIEWPORT)
+            page.set_default_timeout(TIMEOUT_MS)
+            yield Browser(page, two_runs.server.uri, shots)
+        finally:
+            chrome.close()
+
+
+def test_the_runs_in_mlflows_ui(two_runs: Runs, browser: Browser) -> None:
+    started = time.monotonic()
+    page = browser.page
+    normal, dropped = Runs.record(two_runs.normal), Runs.record(two_runs.dropped)
+    normal_metrics, dropped_metrics = Runs.metrics(two_runs.normal), Runs.metrics(two_runs.dropped)
+    experiment = dropped["experiment_id"]
+    assert normal["experiment_id"] == experiment
+    moved = [c for c in CATEGORIES if normal_metrics[f"recall/{c}"] != dropped_metrics[f"recall/{c}"]]
+    kept = [c for c in CATEGORIES if c not in moved]
+    assert moved and kept, (normal_metrics, dropped_metrics)  # the perturbation must leave both kinds
+
+    # 1. The experiment opens on the GenAI overview; "Model training" lists the runs.
+    browser.goto(f"/experiments/{experiment}")
+    page.get_by_role("button", name="Got it").click()  # the "Detect Issues" tour popover
+    browser.close_assistant()
+    page.get_by_text("Model training", exact=True).first.click()
+    page.wait_for_url(re.compile(r".*/runs\?.*"))
+    run_links = page.get_by_role("link", name=re.compile(r"^cassette-"))
+    run_links.nth(1).wait_for()
+    assert run_links.count() == 2
+    page.get_by_text("2 matching runs").wait_for()
+    browser.shot("runs-list")
+
+    # 2. The run page of the run with dropped answers: tags, metrics, artifacts.
+    browser.goto(f"/experiments/{experiment}/runs/{dropped['run_id']}")
+    page.get_by_role("tab", name="Overview").wait_for()
+    for key in SHOWN_TAGS:
+        page.get_by_text(f"{key}: {dropped['tags'][key]}", exact=True).first.wait_for()
+    for key in ("macro/recall", "recall/behavioral", "strict/recall", "macro/precision"):
+        row = page.get_by_role("row").filter(has=page.get_by_role("cell").get_by_text(key, exact=True))
+        cells = row.get_by_role("cell")
+        assert cells.nth(0).inner_text().strip() == key
+        shown = cells.nth(1).inner_text().strip()
+        assert _same_rounded(shown, dropped_metrics[key]), (key, shown, dropped_metrics[key])
+    page.get_by_placeholder("Search metrics").fill("recall/")
+    page.get_by_role("cell").get_by_text(f"se/recall/{CATEGORIES[-1]}", exact=True).wait_for()
+    assert page.get_by_role("cell").get_by_text("macro/precision", exact=True).count() == 0
+    browser.shot("run-overview")
+
+    page.get_by_role("tab", name="Artifacts").click()
+    for name in ("metrics.json", "per_conversation.jsonl", "per_conversation_table.json", "responses.jsonl"):
+        page.get_by_text(name, exact=True).first.wait_for()
+    page.get_by_text("per_conversation_table.json", exact=True).first.click()
+    page.get_by_text("View as table").wait_for()
+    for column in ("conversation_id", "status", "expected", "predicted"):
+        page.get_by_role("columnheader", name=column).first.wait_for()
+    page.get_by_role("cell", name="c001", exact=True).first.wait_for()
+    browser.shot("run-per-conversation")
+
+    # 3. The compare page: "Show diff only" keeps the per-category metrics that moved.
+    runs_param = json.dumps([normal["run_id"], dropped["run_id"]])
+    browser.goto(f"/compare-runs?runs={runs_param}&experiments={json.dumps([experiment])}")
+    toggle = page.get_by_role("switch", name="Metrics - Show diff only")
+    toggle.click()
+    assert toggle.get_attribute("aria-checked") == "true"
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    table: dict[str, list[str]] | None = None
+    while time.monotonic() < deadline:  # the diff-only grid re-renders after the switch
+        table = toggle.evaluate(_READ_COMPARE_METRICS, f"recall/{moved[0]}")
+        if table and f"recall/{moved[0]}" in table:
+            break
+        page.wait_for_timeout(500)
+    assert table, "the compare page's metrics grids were not found"
+    for category in moved:
+        key = f"recall/{category}"
+        assert key in table, (key, sorted(table))
+        first, second = table[key]
+        assert _same_rounded(first, normal_metrics[key]), (key, first, normal_metrics[key])
+        assert _same_rounded(second, dropped_metrics[key]), (key, second, dropped_metrics[key])
+    for category in kept:
+        assert f"recall/{category}" not in table, (category, sorted(table))
+    assert "macro/recall" in table and "macro/precision" not in table  # precision 1.0 in both
+    toggle.evaluate("el => el.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(300)
+    browser.shot("compare-diff-only")
+
+    # 4. The chart view, searched for `^recall/` (a regular expression): one bar chart per category.
+    browser.goto(f"/experiments/{experiment}/runs?workflowType=machine_learning&compareRunsMode=CHART")
+    search = page.get_by_placeholder("Search metric charts")
+    search.fill("^recall/")
+    for category in CATEGORIES:
+        page.get_by_role("heading", name=f"recall/{category}", exact=True).wait_for()
+    assert page.get_by_role("heading", name=f"n/recall/{CATEGORIES[0]}", exact=True).count() == 0
+    browser.shot("chart-recall")
+
+    # 5. The Difference view ("Add chart"), model metrics against the first run (the newest):
+    #    each metric that differs, both values and the change, to 2 decimals.
+    search.fill("")
+    page.get_by_role("button", name="Add chart").first.click()
+    page.get_by_role("menuitem", name="Difference view").click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_role("checkbox", name="Model metrics").check()
+    dialog.get_by_text("macro/recall", exact=True).first.wait_for()
+    text = dialog.inner_text()
+    base, other = dropped_metrics["macro/recall"], normal_metrics["macro/recall"]
+    row = f"macro/recall\n{base:.2f}\n{other:.2f}\n{other - base:+.2f}"
+    assert row in text, (row, text[:3000])
+    assert "\nmacro/precision\n" not in text  # equal in both runs: not a difference
+    browser.shot("difference-view")
+    dialog.get_by_role("button", name="Cancel").click()
+
+    elapsed = time.monotonic() - started
+    copy_to = os.environ.get("EXTRACTION_EVAL_TEST_SCREENSHOTS")
+    if copy_to:
+        Path(copy_to).mkdir(parents=True, exist_ok=True)
+        for path in browser.taken:
+            _small_png(path, Path(copy_to) / f"ui-{path.name}")
+    assert all(path.stat().st_size > 10_000 for path in browser.taken), browser.taken
+    print(f"UI checks took {elapsed:.1f}s; screenshots in {browser.shots}")
