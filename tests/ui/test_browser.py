@@ -12,7 +12,8 @@ reviewer needs is not on screen:
 - the compare page, metrics "Show diff only", lists the per-category metrics that moved
   (with both runs' values) and leaves out those that did not;
 - the chart view, searched for `^recall/`, shows the per-category charts;
-- the Difference view lists the metrics that differ, with the change from the first run.
+- the Difference view lists the metrics that differ, with the change from the first run;
+- the experiments list compares the runs of two experiments (the seeded baseline's and the evals').
 
 The browser is Debian's `chromium` (`shutil.which("chromium")`), driven by Playwright;
 Playwright's own browser downloads are never used. Without chromium or Playwright the
@@ -20,8 +21,8 @@ test fails under CI (`CI` set, or `.ci/run`, which installs chromium and sets
 `EXTRACTION_EVAL_TEST_REQUIRE_BROWSER=1`) and is skipped elsewhere, saying what to install.
 
 Screenshots go to `<output folder of the second run>/screenshots/` (in pytest's temp
-folder); with `EXTRACTION_EVAL_TEST_SCREENSHOTS=DIR` they are also copied to DIR, which is
-how docs/img/ is regenerated:
+folder); with `EXTRACTION_EVAL_TEST_SCREENSHOTS=DIR` the ones docs/tracking.md shows are also
+copied to DIR (as ui-*.png, in 256 colours), which is how docs/img/ is regenerated:
 
     EXTRACTION_EVAL_TEST_SCREENSHOTS=docs/img pytest -m ui
 """
@@ -50,6 +51,8 @@ pytestmark = [pytest.mark.ui, pytest.mark.server, pytest.mark.slow]
 TIMEOUT_MS = 60_000  # one UI element; a cold server on two shared cores can be slow
 VIEWPORT = {"width": 1400, "height": 1000}
 CATEGORIES = ("behavioral", "episodic", "factual", "preference", "procedural")
+# the screenshots docs/tracking.md shows (the test's own folder keeps them all)
+DOCS_SHOTS = ("runs-list", "run-per-conversation", "compare-diff-only", "chart-recall", "difference-view")
 SHOWN_TAGS = ("run_kind", "gold_version", "subset", "matcher", "cassette_kind", "provider", "model")
 
 
@@ -80,8 +83,9 @@ def chromium() -> str:
 class Runs:
     """The two evaluations in one fresh server, and where their outputs are."""
 
-    def __init__(self, server: MlflowServer, normal: Path, dropped: Path):
+    def __init__(self, server: MlflowServer, gold: Path, normal: Path, dropped: Path):
         self.server = server
+        self.gold = gold
         self.normal = normal
         self.dropped = dropped
 
@@ -117,7 +121,7 @@ def two_runs(chromium: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
             )
             assert result.exit_code == 0, result.output
             outs.append(out)
-        yield Runs(server, outs[0], outs[1])
+        yield Runs(server, normal_gold, outs[0], outs[1])
     finally:
         server.stop()
 
@@ -322,11 +326,25 @@ def test_the_runs_in_mlflows_ui(two_runs: Runs, browser: Browser) -> None:
     browser.shot("difference-view")
     dialog.get_by_role("button", name="Cancel").click()
 
+    # 6. Cross-experiment: the seeded baseline's run lives in its own experiment; the
+    #    experiments list compares the two experiments' runs in one table.
+    result = CliRunner().invoke(app, ["baseline", "register", "--gold", str(two_runs.gold)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    browser.goto("/experiments")
+    for name in ("extraction-eval", "extraction-eval-baselines"):
+        row = page.get_by_role("row").filter(has=page.get_by_role("link", name=name, exact=True))
+        row.get_by_role("checkbox").check()
+    page.get_by_role("button", name="Compare", exact=True).click()
+    page.get_by_text("Displaying Runs from 2 Experiments").wait_for()
+    page.get_by_role("link", name="baseline-openai", exact=True).wait_for()
+    assert page.get_by_role("link", name=re.compile(r"^cassette-")).count() == 2
+    browser.shot("cross-experiment")
+
     elapsed = time.monotonic() - started
     copy_to = os.environ.get("EXTRACTION_EVAL_TEST_SCREENSHOTS")
     if copy_to:
         Path(copy_to).mkdir(parents=True, exist_ok=True)
-        for path in browser.taken:
+        for path in (p for p in browser.taken if p.stem in DOCS_SHOTS):
             _small_png(path, Path(copy_to) / f"ui-{path.name}")
     assert all(path.stat().st_size > 10_000 for path in browser.taken), browser.taken
     print(f"UI checks took {elapsed:.1f}s; screenshots in {browser.shots}")
