@@ -80,6 +80,14 @@ def chromium() -> str:
     return path
 
 
+@pytest.fixture(scope="session")
+def screenshots_copy() -> Path | None:
+    """EXTRACTION_EVAL_TEST_SCREENSHOTS, resolved against the folder pytest was started in
+    (session-scoped: before isolated_env moves each test into its temp folder)."""
+    value = os.environ.get("EXTRACTION_EVAL_TEST_SCREENSHOTS")
+    return Path(value).resolve() if value else None
+
+
 class Runs:
     """The two evaluations in one fresh server, and where their outputs are."""
 
@@ -225,7 +233,7 @@ def browser(chromium: str, two_runs: Runs) -> Iterator[Browser]:
             chrome.close()
 
 
-def test_the_runs_in_mlflows_ui(two_runs: Runs, browser: Browser) -> None:
+def test_the_runs_in_mlflows_ui(two_runs: Runs, browser: Browser, screenshots_copy: Path | None) -> None:
     started = time.monotonic()
     page = browser.page
     normal, dropped = Runs.record(two_runs.normal), Runs.record(two_runs.dropped)
@@ -341,10 +349,9 @@ def test_the_runs_in_mlflows_ui(two_runs: Runs, browser: Browser) -> None:
     browser.shot("cross-experiment")
 
     elapsed = time.monotonic() - started
-    copy_to = os.environ.get("EXTRACTION_EVAL_TEST_SCREENSHOTS")
-    if copy_to:
-        Path(copy_to).mkdir(parents=True, exist_ok=True)
+    if screenshots_copy is not None:
+        screenshots_copy.mkdir(parents=True, exist_ok=True)
         for path in (p for p in browser.taken if p.stem in DOCS_SHOTS):
-            _small_png(path, Path(copy_to) / f"ui-{path.name}")
+            _small_png(path, screenshots_copy / f"ui-{path.name}")
     assert all(path.stat().st_size > 10_000 for path in browser.taken), browser.taken
     print(f"UI checks took {elapsed:.1f}s; screenshots in {browser.shots}")
