@@ -6,7 +6,8 @@ conversations' answers are dropped (re-signed, as a worse re-recording would be)
 it opens the UI the way docs/tracking.md tells a reader to, and fails when what a
 reviewer needs is not on screen:
 
-- the experiment's "Model training" runs list holds both runs;
+- the experiment's "Model training" runs list holds both runs, and ticking them offers
+  "Compare", which opens the compare page;
 - the run page shows the run's tags, its metrics (name and value, rounded as the UI
   rounds them) and its artifacts, with the per-conversation table opened as a table;
 - the compare page, metrics "Show diff only", lists the per-category metrics that moved
@@ -34,6 +35,7 @@ import os
 import re
 import shutil
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -244,19 +246,54 @@ def test_the_runs_in_mlflows_ui(two_runs: Runs, browser: Browser, screenshots_co
     kept = [c for c in CATEGORIES if c not in moved]
     assert moved and kept, (normal_metrics, dropped_metrics)  # the perturbation must leave both kinds
 
-    # 1. The experiment opens on the GenAI overview; "Model training" lists the runs.
+    # 1. The experiment opens on the GenAI overview; "Model training" lists the runs; ticking
+    #    both shows "Compare".
     browser.goto(f"/experiments/{experiment}")
     page.get_by_role("button", name="Got it").click()  # the "Detect Issues" tour popover
     browser.close_assistant()
     page.get_by_text("Model training", exact=True).first.click()
     page.wait_for_url(re.compile(r".*/runs\?.*"))
-    run_links = page.get_by_role("link", name=re.compile(r"^cassette-"))
-    run_links.nth(1).wait_for()
-    assert run_links.count() == 2
     page.get_by_text("2 matching runs").wait_for()
+    rows = page.get_by_role("row").filter(has=page.get_by_role("link", name=re.compile(r"^cassette-")))
+    rows.nth(1).wait_for()
+    assert rows.count() == 2
+    for i in range(2):
+        rows.nth(i).get_by_role("checkbox").first.click(force=True)  # the grid draws its own box over it
+    compare = page.get_by_role("button", name="Compare", exact=True)
+    compare.wait_for()
     browser.shot("runs-list")
+    compare.click()
+    page.wait_for_url(re.compile(r".*/compare-runs\?.*"))
+    shown_order = json.loads(urllib.parse.unquote(re.search(r"runs=(\[[^\]]*\])", page.url).group(1)))
+    assert sorted(shown_order) == sorted([normal["run_id"], dropped["run_id"]]), shown_order
+    columns = [normal_metrics if run == normal["run_id"] else dropped_metrics for run in shown_order]
 
-    # 2. The run page of the run with dropped answers: tags, metrics, artifacts.
+    # 2. The compare page: "Show diff only" keeps the per-category metrics that moved.
+    toggle = page.get_by_role("switch", name="Metrics - Show diff only")
+    toggle.click()
+    assert toggle.get_attribute("aria-checked") == "true"
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    table: dict[str, list[str]] | None = None
+    while time.monotonic() < deadline:  # the diff-only grid re-renders after the switch
+        table = toggle.evaluate(_READ_COMPARE_METRICS, f"recall/{moved[0]}")
+        if table and f"recall/{moved[0]}" in table:
+            break
+        page.wait_for_timeout(500)
+    assert table, "the compare page's metrics grids were not found"
+    for category in moved:
+        key = f"recall/{category}"
+        assert key in table, (key, sorted(table))
+        assert len(table[key]) == 2, (key, table[key])
+        for shown, logged in zip(table[key], columns, strict=True):
+            assert _same_rounded(shown, logged[key]), (key, table[key], shown_order)
+    for category in kept:
+        assert f"recall/{category}" not in table, (category, sorted(table))
+    assert "macro/recall" in table and "macro/precision" not in table  # precision 1.0 in both
+    toggle.evaluate("el => el.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(300)
+    browser.shot("compare-diff-only")
+
+    # 3. The run page of the run with dropped answers: tags, metrics, artifacts.
     browser.goto(f"/experiments/{experiment}/runs/{dropped['run_id']}")
     page.get_by_role("tab", name="Overview").wait_for()
     for key in SHOWN_TAGS:
@@ -281,33 +318,6 @@ def test_the_runs_in_mlflows_ui(two_runs: Runs, browser: Browser, screenshots_co
         page.get_by_role("columnheader", name=column).first.wait_for()
     page.get_by_role("cell", name="c001", exact=True).first.wait_for()
     browser.shot("run-per-conversation")
-
-    # 3. The compare page: "Show diff only" keeps the per-category metrics that moved.
-    runs_param = json.dumps([normal["run_id"], dropped["run_id"]])
-    browser.goto(f"/compare-runs?runs={runs_param}&experiments={json.dumps([experiment])}")
-    toggle = page.get_by_role("switch", name="Metrics - Show diff only")
-    toggle.click()
-    assert toggle.get_attribute("aria-checked") == "true"
-    deadline = time.monotonic() + TIMEOUT_MS / 1000
-    table: dict[str, list[str]] | None = None
-    while time.monotonic() < deadline:  # the diff-only grid re-renders after the switch
-        table = toggle.evaluate(_READ_COMPARE_METRICS, f"recall/{moved[0]}")
-        if table and f"recall/{moved[0]}" in table:
-            break
-        page.wait_for_timeout(500)
-    assert table, "the compare page's metrics grids were not found"
-    for category in moved:
-        key = f"recall/{category}"
-        assert key in table, (key, sorted(table))
-        first, second = table[key]
-        assert _same_rounded(first, normal_metrics[key]), (key, first, normal_metrics[key])
-        assert _same_rounded(second, dropped_metrics[key]), (key, second, dropped_metrics[key])
-    for category in kept:
-        assert f"recall/{category}" not in table, (category, sorted(table))
-    assert "macro/recall" in table and "macro/precision" not in table  # precision 1.0 in both
-    toggle.evaluate("el => el.scrollIntoView({block: 'center'})")
-    page.wait_for_timeout(300)
-    browser.shot("compare-diff-only")
 
     # 4. The chart view, searched for `^recall/` (a regular expression): one bar chart per category.
     browser.goto(f"/experiments/{experiment}/runs?workflowType=machine_learning&compareRunsMode=CHART")
