@@ -13,8 +13,19 @@ NOT_PROVEN: tuple[str, ...] = (
 )
 
 
-def evidence_line(kind: str | None, *, model: str | None = None) -> str:
-    """One sentence: which kind of evidence the numbers rest on and what that means."""
+def evidence_line(kind: str | None, *, model: str | None = None, edits: str | None = None) -> str:
+    """One sentence: which kind of evidence the numbers rest on and what that means.
+
+    ``edits`` names how the replayed cassettes differ from what the manifest records
+    (``evaluation.ReplayedCassettes.edits``): such a run is never called oracle-aligned
+    or recorded, whatever its manifest says.
+    """
+    if edits is not None:
+        return (
+            f"Evidence: EDITED cassettes: {edits}. The manifest calls them {kind or 'unmeasured'}, "
+            "but the answers replayed are not that: these numbers describe hand-edited answers, "
+            "neither the expected JSON nor a recorded model."
+        )
     if kind == CassetteKind.ORACLE_ALIGNED.value:
         return (
             "Evidence: oracle-aligned cassettes (oracle_aligned_expected_json). The cassettes "
@@ -35,12 +46,14 @@ def evidence_line(kind: str | None, *, model: str | None = None) -> str:
     return "Evidence: not measured yet (no cassette kind recorded); there is no number to trust."
 
 
-def run_description(kind: str | None, *, model: str, provider: str, gold_version: str, subset: str) -> str:
+def run_description(
+    kind: str | None, *, model: str, provider: str, gold_version: str, subset: str, edits: str | None = None
+) -> str:
     """The MLflow run description: what the numbers rest on and what they do not prove."""
     lines = [
         f"extraction-eval of {provider}/{model} on gold {gold_version} ({subset} subset).",
         "",
-        evidence_line(kind, model=model),
+        evidence_line(kind, model=model, edits=edits),
         "",
         "What the numbers do not prove:",
         *(f"- {item}" for item in NOT_PROVEN),

@@ -10,7 +10,7 @@ from enum import StrEnum
 
 EXPERIMENT = "extraction-eval"
 VLLM_EXPERIMENT = "extraction-eval-vllm"
-BASELINE_EXPERIMENT = "extraction-eval-baselines"
+BASELINE_EXPERIMENT = "extraction-eval-baselines"  # where seeds went before issue 13 (older stores)
 SENSITIVITY_EXPERIMENT = "extraction-eval-sensitivity"
 BASELINE_ALIAS = "baseline"
 MODEL_PREFIX = "extraction-eval-"
@@ -52,6 +52,9 @@ TAG_BUDGET_EXHAUSTED = "budget_exhausted"  # live modes
 TAG_RECORDING_COMPLETE = "recording_complete"  # record mode
 TAG_RESCORED_FROM = "rescored_from"  # a run scored again from another run's stored responses
 TAG_LOGGED_ARTIFACTS = "mlflow.loggedArtifacts"
+TAG_RUN_NAME = "mlflow.runName"  # set by the harness under `mlflow run` too
+TAG_CASSETTE_FILE = "cassette_file_sha256"  # replay: sha256 of the cassette file replayed
+TAG_CASSETTES_EDITED = "cassettes_edited"  # replay: "true" when they are not what the manifest records
 
 # Baseline versions and seed runs
 TAG_GATED = "gated_metrics"
@@ -60,6 +63,7 @@ TAG_BASELINE_SOURCE = "baseline_source"
 TAG_BASELINE_SOURCE_REV = "baseline_source_rev"
 TAG_BASELINE_ORIGIN_RUN = "baseline_origin_run_id"
 TAG_LAST_REFRESHED = "last_refreshed"
+TAG_BASELINE_METRIC_PREFIX = "baseline/"  # model version tags: baseline/<metric key> = value
 
 #: ``cassette_kind`` of a baseline that has no numbers yet.
 UNMEASURED = "unmeasured"
@@ -68,6 +72,11 @@ UNMEASURED = "unmeasured"
 def flag(value: bool) -> str:
     """A boolean tag's value: ``"true"`` or ``"false"``."""
     return "true" if value else "false"
+
+
+def provider_experiment(provider: str) -> str:
+    """The experiment holding provider P's runs and its seeded baseline run."""
+    return VLLM_EXPERIMENT if provider == "vllm" else EXPERIMENT
 
 
 def registered_model_name(provider: str) -> str:

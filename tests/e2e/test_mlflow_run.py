@@ -31,6 +31,8 @@ def test_mlflow_run_logs_into_the_run_mlflow_made(tiny_gold: Path, server_uri: s
             f"gold={tiny_gold}",
             "-P",
             f"output_dir={out}",
+            "-P",
+            "max_failure_rate=0.2",
             "--env-manager",
             "local",
             "--experiment-name",
@@ -49,7 +51,37 @@ def test_mlflow_run_logs_into_the_run_mlflow_made(tiny_gold: Path, server_uri: s
     tags = run.data.tags
     assert tags["mlflow.project.entryPoint"] == "main"  # the run mlflow created, not a second one
     assert tags["provider"] == "openai" and tags["cassette_kind"] == "oracle_aligned_expected_json"
-    assert run.data.params["mode"] == "cassette"
+    assert run.data.params["mode"] == "cassette" and run.data.params["max_failure_rate"] == "0.2"
+    assert run.info.run_name.startswith("cassette-openai-tiny-")  # the harness's name, not a random one
+    assert "output_dir" in run.data.params and "gold_dir" not in run.data.params
     assert run.data.metrics["macro/recall"] == 1.0
     assert run.info.status == "FINISHED"
     assert client.get_experiment(run.info.experiment_id).name == "extraction-eval"
+
+
+@pytest.mark.parametrize("param", ["mode=bogus", "max_failure_rate=lots", "colour=blue"])
+def test_a_refused_param_leaves_no_failed_run(param: str, server_uri: str, tmp_path: Path) -> None:
+    from mlflow.entities import ViewType
+
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""), "MLFLOW_TRACKING_URI": server_uri}
+    experiment = f"refused-{tmp_path.name}"
+    proc = subprocess.run(
+        [
+            *(str(Path(bin_dir) / "mlflow"), "run", ".", "-P", param, "-P", f"output_dir={tmp_path / 'out'}"),
+            *("--env-manager", "local", "--experiment-name", experiment),
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode != 0
+    assert "Error: " in proc.stderr and "deleted MLflow run" in proc.stderr, proc.stderr[-3000:]
+    client = MlflowClient(server_uri)
+    experiment_id = client.get_experiment_by_name(experiment).experiment_id
+    assert client.search_runs([experiment_id], run_view_type=ViewType.ACTIVE_ONLY) == []
+    deleted = client.search_runs([experiment_id], run_view_type=ViewType.DELETED_ONLY)
+    assert [r.info.status for r in deleted] == ["KILLED"] and not deleted[0].data.metrics
+    assert not (tmp_path / "out").exists()  # refused before the output folder was touched

@@ -67,8 +67,21 @@ def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_pat
     }
     metrics = run.data.metrics
     assert metrics["macro/precision"] == metrics["macro/recall"] == 1.0
-    assert metrics["counts/expected"] == 8 and metrics["counts/conversations"] == 8
-    assert json.loads((out / "metrics.json").read_text()) == pytest.approx(metrics)
+    # counts are params, not metric columns; metrics.json keeps them (the contract's keys)
+    assert not any(k.startswith("counts/") for k in metrics)
+    params = run.data.params
+    assert params["counts/expected"] == "8" and params["counts/conversations"] == "8"
+    written = json.loads((out / "metrics.json").read_text())
+    assert written["counts/expected"] == 8
+    assert {k: v for k, v in written.items() if not k.startswith("counts/")} == pytest.approx(metrics)
+    # one param per input, named as the CLI names it; `mode` is a tag only
+    assert params["gold"] == str(tiny_gold) and params["output_dir"] == str(out)
+    assert "gold_dir" not in params and "mode" not in params
+    assert run.info.run_name == "cassette-openai-tiny"  # no git repository here: no commit suffix
+    assert (
+        tags["cassette_file_sha256"] == hashlib.sha256((tiny_gold / "openai_cassettes.jsonl").read_bytes()).hexdigest()
+    )
+    assert tags["cassettes_edited"] == "false"
     (dataset_input,) = run.inputs.dataset_inputs
     gold_bytes = (tiny_gold / "conversations.jsonl").read_bytes() + (tiny_gold / "expected_memories.jsonl").read_bytes()
     assert dataset_input.dataset.name == "gold-tiny"
@@ -80,13 +93,36 @@ def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_pat
         "per_conversation.jsonl",
         "cassette_manifest.json",
         "per_conversation_table.json",
+        "per_memory_table.json",
+        "plots",
     } <= artifacts
-    assert json.loads(tags["mlflow.loggedArtifacts"]) == [{"path": "per_conversation_table.json", "type": "table"}]
+    assert {a.path for a in client.list_artifacts(run.info.run_id, "plots")} == {
+        "plots/per_category.png",
+        "plots/category_confusion.png",
+        "plots/temporal_confusion.png",
+    }
+    assert json.loads(tags["mlflow.loggedArtifacts"]) == [
+        {"path": "per_conversation_table.json", "type": "table"},
+        {"path": "per_memory_table.json", "type": "table"},
+    ]
     table = json.loads(
         Path(client.download_artifacts(run.info.run_id, "per_conversation_table.json", str(out))).read_text()
     )
-    assert table["columns"] == ["conversation_id", "status", "expected", "predicted", "matches", "errors"]
-    assert len(table["data"]) == 8 and json.loads(table["data"][1][2])[0]["content"] == "User lives in Lisbon."
+    assert table["columns"] == [
+        "conversation_id",
+        "status",
+        "expected",
+        "predicted",
+        "matched",
+        "missed",
+        "spurious",
+        "category_mismatch",
+        "temporal_mismatch",
+        "failure_reason",
+        "error",
+    ]
+    assert table["data"][6] == ["t07", "all_matched", 2, 2, 2, 0, 0, 0, 0, "", ""]
+    assert table["data"][7][:4] == ["t08", "negative_ok", 0, 0]
     rows = [json.loads(line) for line in (out / "per_conversation.jsonl").read_text().splitlines()]
     assert [r["conversation_id"] for r in rows] == [f"t0{i}" for i in range(1, 9)]
     run_json = json.loads((out / "run.json").read_text())
@@ -109,8 +145,12 @@ def test_subset_modes_replay_the_manifests_subset(mode: Mode, size: int, local_s
     rows = [json.loads(line) for line in (out / "per_conversation.jsonl").read_text().splitlines()]
     assert [r["conversation_id"] for r in rows] == subset  # exactly the subset, in gold order
     assert result.metrics["counts/conversations"] == size
-    tags = MlflowClient(local_store).get_run(result.logged.run_id).data.tags
+    run = MlflowClient(local_store).get_run(result.logged.run_id)
+    tags = run.data.tags
     assert tags["subset"] == mode.value and tags["mode"] == mode.value
+    (dataset_input,) = run.inputs.dataset_inputs  # the subset actually scored, not all 125
+    assert dataset_input.dataset.name == f"gold-v1-{mode.value}"
+    assert json.loads(dataset_input.dataset.profile)["num_rows"] == size
 
 
 @pytest.mark.parametrize("mode", [Mode.CASSETTE, Mode.SMOKE, Mode.FAST])

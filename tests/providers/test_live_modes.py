@@ -331,6 +331,9 @@ def test_progress_prints_plain_lines_off_a_terminal(
     last = [line for line in err.splitlines() if line.startswith("progress: ")][-1]
     assert last.startswith("progress: 8/8 conversations | 0 failed | ")
     assert " tokens | $0.0" in last and "ETA 0:00" in last
+    run_eval(Mode.LIVE, tiny_gold, tmp_path / "quiet", RunOptions(concurrency=1, progress=False))  # --no-progress
+    err = capsys.readouterr().err
+    assert "progress" not in err and "conversations |" not in err
 
 
 def test_bad_key_stops_the_run_without_echoing_the_key(

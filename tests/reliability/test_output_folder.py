@@ -81,6 +81,7 @@ def test_the_folder_holds_exactly_one_run_and_its_own_files(tiny_gold: Path, loc
         "metrics.json",
         "notes.txt",
         "per_conversation.jsonl",
+        "plots",
         "responses.jsonl",
         "run.json",
     ]
@@ -88,13 +89,24 @@ def test_the_folder_holds_exactly_one_run_and_its_own_files(tiny_gold: Path, loc
         "cassette_manifest.json",
         "metrics.json",
         "per_conversation.jsonl",
+        "plots",
         "responses.jsonl",
         "run.json",
+    ]
+    assert sorted(p.name for p in (out / "plots").iterdir()) == [
+        "category_confusion.png",
+        "per_category.png",
+        "temporal_confusion.png",
     ]
     run_json = json.loads((out / "run.json").read_text())
     assert run_json["status"] == "FINISHED" and run_json["run_id"] == result.logged.run_id
     client = MlflowClient(local_store)
-    assert client.get_run(result.logged.run_id).data.metrics == json.loads((out / "metrics.json").read_text())
+    run = client.get_run(result.logged.run_id)
+    written = json.loads((out / "metrics.json").read_text())
+    assert run.data.metrics == {k: v for k, v in written.items() if not k.startswith("counts/")}
+    assert {k: float(v) for k, v in run.data.params.items() if k.startswith("counts/")} == {
+        k: v for k, v in written.items() if k.startswith("counts/")
+    }  # counts are params (docs/decisions.md, "Counts are params")
 
 
 def test_a_second_run_into_a_held_folder_is_refused_and_touches_nothing(
@@ -102,7 +114,7 @@ def test_a_second_run_into_a_held_folder_is_refused_and_touches_nothing(
 ) -> None:
     out = tmp_path / "out"
     run_eval(Mode.SMOKE, tiny_gold, out)
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    before = {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     fd = os.open(out / ".extraction-eval.lock", os.O_RDWR)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -119,7 +131,7 @@ def test_a_second_run_into_a_held_folder_is_refused_and_touches_nothing(
         "share a folder. Wait for it to finish, or pass another --output-dir.\n"
     )
     assert result.exit_code == 2 and f"a run (pid 4242) is writing {out} now" in markdown
-    after = {p.name: p.read_bytes() for p in out.iterdir() if p.name not in ("gate.md", "gate.json")}
+    after = {p.name: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name not in ("gate.md", "gate.json")}
     assert {k: v for k, v in after.items() if k != ".extraction-eval.lock"} == {
         k: v for k, v in before.items() if k != ".extraction-eval.lock"
     }

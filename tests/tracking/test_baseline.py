@@ -38,7 +38,11 @@ def test_register_from_rev_reads_the_base_file_not_the_working_tree(
     assert version.tags["baseline_source"] == f"gold/tiny/baseline_results.json@{base}"
     assert version.tags["enforcement"] == "ci" and json.loads(version.tags["gated_metrics"])[0] == "precision/factual"
     assert run.data.tags["run_kind"] == "baseline_seed"
-    assert client.get_experiment(run.info.experiment_id).name == "extraction-eval-baselines"
+    # beside the runs it is compared with; the version page carries its numbers and links the run
+    assert client.get_experiment(run.info.experiment_id).name == "extraction-eval"
+    assert run.info.run_name == "baseline-openai-tiny"
+    assert version.tags["baseline/macro/recall"] == "1.0" and version.run_id == run.info.run_id
+    assert {k for k in version.tags if k.startswith("baseline/")} == {f"baseline/{k}" for k in run.data.metrics}
 
     # the gate judges against the registered bar and shows the lowered file for review
     out = tmp_path / "out"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -42,6 +42,10 @@ class _Group(TyperGroup):
                 signal.signal(signal.SIGTERM, previous)
 
 
+#: ``-h`` and ``--help`` on every command.
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
 def new_app(help_text: str) -> typer.Typer:
     return typer.Typer(
         help=help_text,
@@ -49,6 +53,7 @@ def new_app(help_text: str) -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
+        context_settings=CONTEXT,
     )
 
 
@@ -56,7 +61,26 @@ app = typer.Typer(
     cls=_Group,
     help="Measure LLM memory extraction against a versioned gold set, tracked in MLflow, and gate regressions.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings=CONTEXT,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"extraction-eval {version('extraction-eval')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Measure LLM memory extraction against a versioned gold set, tracked in MLflow, and gate regressions."""

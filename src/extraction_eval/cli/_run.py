@@ -54,7 +54,11 @@ def run_command(
     ] = None,
     progress: Annotated[
         bool | None,
-        typer.Option("--progress/--no-progress", help="Progress bar (default: on a terminal, plain lines otherwise)."),
+        typer.Option(
+            "--progress/--no-progress",
+            help="Live calls: a progress bar (--progress), nothing (--no-progress); default: a bar on a terminal, "
+            "plain lines otherwise.",
+        ),
     ] = None,
     repeat: Annotated[
         int,

@@ -14,15 +14,18 @@ from ._outputs import (
     PER_CONVERSATION_FILE,
     RUN_FILE,
     RunFiles,
+    memory_table_rows,
     per_conversation_rows,
     table_rows,
     write_outputs,
     write_run_json,
 )
 from ._plan import RunPlan, plan_run
+from ._plots import category_confusion, temporal_confusion, write_plots
+from ._replayed import ReplayedCassettes, replayed_cassettes
 from ._responses import RESPONSES_FILE, parse_responses, response_row, write_responses
 from ._score import ScoredRun, build_cases, score_answers
-from ._tags import build_params, build_tags, describe_run
+from ._tags import build_params, build_tags, count_params, describe_run, run_name
 from ._usage import percentile, provenance_tags, usage_metrics
 
 __all__ = [
@@ -35,6 +38,7 @@ __all__ = [
     "Answer",
     "CollectedAnswers",
     "OutputFolder",
+    "ReplayedCassettes",
     "RunFiles",
     "RunOptions",
     "RunPlan",
@@ -44,13 +48,16 @@ __all__ = [
     "build_cases",
     "build_params",
     "build_tags",
+    "category_confusion",
     "check_options",
     "check_record_settings",
     "collect_live",
     "collect_record",
     "collect_replay",
+    "count_params",
     "describe_run",
     "lock_holder",
+    "memory_table_rows",
     "output_error",
     "output_folder",
     "parse_responses",
@@ -59,11 +66,15 @@ __all__ = [
     "plan_run",
     "provenance_tags",
     "read_marker",
+    "replayed_cassettes",
     "response_row",
+    "run_name",
     "score_answers",
     "table_rows",
+    "temporal_confusion",
     "usage_metrics",
     "write_outputs",
+    "write_plots",
     "write_responses",
     "write_run_json",
 ]

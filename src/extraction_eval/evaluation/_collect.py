@@ -96,7 +96,9 @@ class _Caller:
                 policy=self.policy,
                 redactor=self.redactor,
                 budget=self.budget,
-                progress=Progress(len(conversations), bar=self.options.progress),
+                progress=None
+                if self.options.progress is False
+                else Progress(len(conversations), bar=self.options.progress),
                 on_answer=on_answer,
             )
         )

@@ -43,6 +43,8 @@ OWNED_FILES = (
     "gate.json",
     RUN_FILE,
 )
+#: Folders a run writes (the plots), cleared at the start like the files.
+OWNED_DIRS = ("plots",)
 STATUS_RUNNING = "RUNNING"
 STATUS_FAILED = "FAILED"
 STATUS_KILLED = "KILLED"
@@ -139,6 +141,8 @@ def _clear(path: Path) -> None:
         shutil.rmtree(stale, ignore_errors=True)
     for name in OWNED_FILES:
         (path / name).unlink(missing_ok=True)
+    for name in OWNED_DIRS:
+        shutil.rmtree(path / name, ignore_errors=True)
 
 
 def _reason(exc: BaseException) -> str:
@@ -177,7 +181,10 @@ def output_folder(path: Path) -> Iterator[OutputFolder]:
         except BaseException as exc:
             shutil.rmtree(staging, ignore_errors=True)
             for done in folder.committed:  # a commit cut short: never a mix
-                done.unlink(missing_ok=True)
+                if done.is_dir():
+                    shutil.rmtree(done, ignore_errors=True)
+                else:
+                    done.unlink(missing_ok=True)
             status = STATUS_FAILED if isinstance(exc, Exception) else STATUS_KILLED
             run_id = folder.run_id or getattr(exc, "run_id", None)
             with contextlib.suppress(OSError):  # a full disk: the RUNNING marker stays, which also fails closed

@@ -11,6 +11,7 @@ from typing import Any
 from .._jsonio import atomic_write_bytes, atomic_write_text, dumps_line, write_json
 from .._settings import hide_uri_password
 from ..gold import MANIFEST_FILE
+from ..scoring import memory_rows, outcome_counts
 from ._responses import write_responses
 from ._score import ScoredRun
 
@@ -35,6 +36,7 @@ def per_conversation_rows(scored: ScoredRun) -> list[dict[str, Any]]:
     for conversation_score, answer, sample in zip(scored.report.conversations, scored.answers, samples, strict=True):
         row: dict[str, Any] = {"conversation_id": conversation_score.conversation_id, "sample": sample}
         row.update(conversation_score.to_json())
+        row["outcomes"] = outcome_counts(conversation_score)
         row["usage"] = {
             "input_tokens": answer.input_tokens,
             "output_tokens": answer.output_tokens,
@@ -46,18 +48,24 @@ def per_conversation_rows(scored: ScoredRun) -> list[dict[str, Any]]:
 
 
 def table_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The per-conversation table MLflow shows: the columns a reviewer scans."""
+    """The per-conversation table MLflow shows: flat columns a reviewer sorts by error."""
     return [
         {
             "conversation_id": r["conversation_id"],
             "status": r["status"],
-            "expected": r["expected"],
-            "predicted": r["predicted"],
-            "matches": r["matches"],
-            "errors": r["error"] or "",
+            "expected": len(r["expected"]),
+            "predicted": len(r["predicted"]),
+            **r["outcomes"],
+            "failure_reason": r["failure_reason"] or "",
+            "error": r["error"] or "",
         }
         for r in rows
     ]
+
+
+def memory_table_rows(scored: ScoredRun) -> list[dict[str, Any]]:
+    """One row per expected or predicted memory of the run (``scoring.memory_rows``)."""
+    return [row for conversation in scored.report.conversations for row in memory_rows(conversation)]
 
 
 def write_outputs(output_dir: Path, gold_dir: Path, scored: ScoredRun) -> RunFiles:

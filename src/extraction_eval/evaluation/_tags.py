@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from .._git import GitState
@@ -9,7 +10,9 @@ from ..contract import SAMPLING, prompt_sha256, schema_sha256
 from ..evidence import run_description
 from ..gold import GoldSet
 from ..mlflow_names import (
+    TAG_CASSETTE_FILE,
     TAG_CASSETTE_KIND,
+    TAG_CASSETTES_EDITED,
     TAG_ENFORCEMENT,
     TAG_GIT_COMMIT,
     TAG_GIT_DIRTY,
@@ -33,6 +36,7 @@ from ..vocab import CassetteKind
 from ._answers import CollectedAnswers
 from ._options import RunOptions
 from ._plan import RunPlan
+from ._replayed import ReplayedCassettes
 from ._usage import provenance_tags
 
 
@@ -44,6 +48,7 @@ def build_tags(
     override: bool,
     git: GitState,
     matcher: Matcher = DEFAULT_MATCHER,
+    replayed: ReplayedCassettes | None = None,
 ) -> dict[str, str]:
     """Every tag of an evaluation run (docs/tracking.md lists them)."""
     tags = {
@@ -65,6 +70,9 @@ def build_tags(
     }
     if git.commit:
         tags[TAG_GIT_COMMIT] = git.commit
+    if replayed is not None:
+        tags[TAG_CASSETTE_FILE] = replayed.file_sha256
+        tags[TAG_CASSETTES_EDITED] = flag(replayed.edited)
     if override and gold.manifest is not None:
         tags[TAG_MANIFEST_PROMPT] = gold.manifest.prompt_sha256
         tags[TAG_MANIFEST_SCHEMA] = gold.manifest.schema_sha256
@@ -74,23 +82,56 @@ def build_tags(
 def build_params(
     plan: RunPlan, gold_dir: Path, conversations: int, options: RunOptions, *, matcher: Matcher = DEFAULT_MATCHER
 ) -> dict[str, str]:
-    """The sampling parameters, the gold folder and size, and the knobs of live calls."""
+    """One param per input, named as the CLI and MLproject name it (``mode`` is a tag: the
+    gate reads it), the fixed sampling, how many conversations the subset holds, and the
+    matcher's held-out figures."""
     params = {f"sampling.{k}": str(v) for k, v in SAMPLING.items()}
-    params["gold_dir"] = str(gold_dir)
+    params["gold"] = str(gold_dir)
+    params["output_dir"] = str(plan.output_dir)
     params["conversations"] = str(conversations)
     params.update(matcher_params(matcher))  # the matcher's held-out figures (docs/matcher.md)
+    if options.max_failure_rate is not None:
+        params["max_failure_rate"] = str(options.max_failure_rate)
     if not plan.mode.is_replay:
         params["concurrency"] = str(options.concurrency)
         params["max_retries"] = str(options.max_retries)
-        params["timeout_s"] = str(options.timeout_s)
+        params["timeout"] = str(options.timeout_s)
         params["repeat"] = str(options.repeat)
+        if options.max_tokens is not None:
+            params["max_tokens"] = str(options.max_tokens)
+        if options.max_cost_usd is not None:
+            params["max_cost_usd"] = str(options.max_cost_usd)
     return params
 
 
-def describe_run(plan: RunPlan, gold_version: str, kind: CassetteKind, *, override: bool) -> str:
-    """The MLflow run description: what the numbers rest on, and an override when there was one."""
+def count_params(metrics: Mapping[str, float]) -> dict[str, str]:
+    """The ``counts/...`` keys of metrics.json as MLflow params: sizes, not measures, so the
+    run's metric columns are the metrics (docs/decisions.md, "Counts are params")."""
+    return {k: str(int(v)) for k, v in metrics.items() if k.startswith("counts/")}
+
+
+def run_name(plan: RunPlan, gold_version: str, git: GitState, replayed: ReplayedCassettes | None) -> str:
+    """``<mode>-<provider>-<gold>[-edited][-<commit>]``, e.g. ``cassette-openai-v1-67bcce7``."""
+    name = f"{plan.mode.value}-{plan.provider.value}-{gold_version}"
+    if replayed is not None and replayed.edited:
+        name += "-edited"
+    if git.commit:
+        name += f"-{git.commit[:7]}{'+dirty' if git.dirty else ''}"
+    return name
+
+
+def describe_run(
+    plan: RunPlan, gold_version: str, kind: CassetteKind, *, override: bool, replayed: ReplayedCassettes | None = None
+) -> str:
+    """The MLflow run description: what the numbers rest on (computed from what was replayed),
+    and an override when there was one."""
     description = run_description(
-        kind.value, model=plan.model, provider=plan.provider.value, gold_version=gold_version, subset=plan.subset.value
+        kind.value,
+        model=plan.model,
+        provider=plan.provider.value,
+        gold_version=gold_version,
+        subset=plan.subset.value,
+        edits=replayed.edits() if replayed is not None else None,
     )
     if override:
         description += (

@@ -20,6 +20,8 @@ from ..contract import SAMPLING
 from ..evaluation import (
     RESPONSES_FILE,
     ScoredRun,
+    count_params,
+    memory_table_rows,
     parse_responses,
     score_answers,
     table_rows,
@@ -55,7 +57,7 @@ from ..mlflow_names import (
     VLLM_EXPERIMENT,
 )
 from ..scoring import Matcher, matcher_id, matcher_params
-from ..tracking._log import LoggedRun, gold_dataset, log_eval_run
+from ..tracking._log import MEMORY_TABLE_FILE, TABLE_FILE, LoggedRun, gold_dataset, log_eval_run
 from ..tracking._stored import get_run, read_stored
 from ..vocab import Provider, Subset
 
@@ -144,7 +146,8 @@ def rescore_run(run_id: str, matcher: Matcher, gold_dir: Path, output_dir: Path)
     scored: ScoredRun = score_answers(gold, selected, answers, model=model, matcher=matcher)
     tags = rescore_tags(source.tags, run_id, matcher)
     params = {f"sampling.{k}": str(v) for k, v in SAMPLING.items()}
-    params.update({"gold_dir": str(gold_dir), "conversations": str(len(selected)), **matcher_params(matcher)})
+    params.update({"gold": str(gold_dir), "conversations": str(len(selected)), **matcher_params(matcher)})
+    params.update(count_params(scored.metrics))  # as a run logs them (docs/decisions.md, "Counts are params")
     files = write_outputs(output_dir, gold_dir, scored)
     kind = tags.get(TAG_CASSETTE_KIND, "")
     provider = tags.get(TAG_PROVIDER, Provider.OPENAI.value)
@@ -158,11 +161,11 @@ def rescore_run(run_id: str, matcher: Matcher, gold_dir: Path, output_dir: Path)
         run_name=f"rescore-{matcher_id(matcher)}-{run_id[:8]}",
         tags=tags,
         params=params,
-        metrics=scored.metrics,
+        metrics={k: v for k, v in scored.metrics.items() if not k.startswith("counts/")},
         description=description,
         artifacts=files.artifacts,
-        table_rows=table_rows(files.rows),
-        dataset=gold_dataset(gold),
+        tables={TABLE_FILE: table_rows(files.rows), MEMORY_TABLE_FILE: memory_table_rows(scored)},
+        dataset=gold_dataset(gold, selected, subset.value),
         failed=False,
     )
     run_file = write_run_json(

@@ -17,15 +17,20 @@ from ..evaluation import (
     build_params,
     build_tags,
     check_options,
+    count_params,
     describe_run,
     output_folder,
     plan_run,
+    replayed_cassettes,
+    run_name,
     score_answers,
+    write_plots,
 )
-from ..gold import load_gold
+from ..evidence import evidence_line
+from ..gold import baseline_block, load_gold
 from ..scoring import ScoreReport
 from ..tracking._connect import wait_for_server
-from ..tracking._log import LoggedRun
+from ..tracking._log import PLOTS_DIR, LoggedRun
 from ..vocab import CassetteKind, Mode
 from ._compare import live_comparison
 from ._steps import (
@@ -56,6 +61,8 @@ class RunResult:
     files: tuple[Path, ...]
     #: comparison.md's Markdown for a live run, None for replay.
     comparison: str | None
+    #: The evidence sentence, computed from what was replayed.
+    evidence: str = ""
 
 
 def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions | None = None) -> RunResult:
@@ -89,13 +96,38 @@ def _run_steps(mode: Mode, gold_dir: Path, folder: OutputFolder, options: RunOpt
         matcher=matcher,
         extra_samples=collected.extra_samples,
     )
-    tags = build_tags(plan, gold, collected, override=override, git=git_state(project_root()), matcher=matcher)
-    params = build_params(plan, gold_dir, len(selected), options, matcher=matcher)
+    replayed = replayed_cassettes(gold, collected.cassette_kind, collected.answers) if verdict is not None else None
+    git = git_state(project_root())
+    tags = build_tags(plan, gold, collected, override=override, git=git, matcher=matcher, replayed=replayed)
+    params = {**build_params(plan, gold_dir, len(selected), options, matcher=matcher), **count_params(scored.metrics)}
     files = write_staged(folder, gold_dir, scored)
-    description = describe_run(plan, gold.version, collected.cassette_kind, override=override)
-    logged = log_run(plan, gold, scored, files, tags=tags, params=params, description=description)
+    name = run_name(plan, gold.version, git, replayed)
+    block = baseline_block(gold_dir, plan.provider.value)
+    plots = write_plots(
+        folder.staging / PLOTS_DIR,
+        scored.report,
+        scored.metrics,
+        block.metrics if block is not None else None,
+        name,
+    )
+    description = describe_run(plan, gold.version, collected.cassette_kind, override=override, replayed=replayed)
+    evidence = evidence_line(
+        collected.cassette_kind.value, model=plan.model, edits=replayed.edits() if replayed is not None else None
+    )
+    logged = log_run(
+        plan,
+        gold,
+        selected,
+        scored,
+        files,
+        plots,
+        tags=tags,
+        params=params,
+        description=description,
+        name=name,
+    )
     folder.run_id = logged.run_id
-    write_run_file(folder.staging, plan, logged, collected, tags)
+    write_run_file(folder.staging, plan, logged, evidence, tags)
     comparison = live_comparison(plan, logged, tags, scored.metrics, folder=folder.staging)
     committed = folder.commit()
     return RunResult(
@@ -111,4 +143,5 @@ def _run_steps(mode: Mode, gold_dir: Path, folder: OutputFolder, options: RunOpt
         answers=collected.answers,
         files=tuple(p for p in committed if p.name != COMPARISON_FILE),
         comparison=comparison,
+        evidence=evidence,
     )

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .._exceptions import ContractDriftError
 from .._settings import mlflow_run_id, tracking_uri
+from ..contract import prompt_sha256, system_prompt
 from ..evaluation import (
     Answer,
     CollectedAnswers,
@@ -19,17 +20,17 @@ from ..evaluation import (
     collect_live,
     collect_record,
     collect_replay,
+    memory_table_rows,
     output_error,
     table_rows,
     write_outputs,
     write_run_json,
 )
 from ..evaluation._judging import JUDGMENTS_FILE, choose_matcher, is_judge, record_judgments
-from ..evidence import evidence_line
 from ..gates._contract_gate import ContractVerdict, check_live_inputs, contract_gate
 from ..gold import MANIFEST_FILE, Conversation, GoldSet, read_cassettes
 from ..scoring import Matcher, candidate_pairs
-from ..tracking._log import LoggedRun, gold_dataset, log_eval_run
+from ..tracking._log import MEMORY_TABLE_FILE, TABLE_FILE, LoggedRun, gold_dataset, log_eval_run
 from ..vocab import Mode
 
 
@@ -87,28 +88,34 @@ def choose_run_matcher(
 def log_run(
     plan: RunPlan,
     gold: GoldSet,
+    selected: Sequence[Conversation],
     scored: ScoredRun,
     files: RunFiles,
+    plots: Sequence[Path],
     *,
     tags: Mapping[str, str],
     params: Mapping[str, str],
     description: str,
+    name: str,
 ) -> LoggedRun:
-    """One MLflow run (or the one ``mlflow run`` created): tags, params, metrics, the gold set
-    as a dataset, the output files and the per-conversation table."""
+    """One MLflow run (or the one ``mlflow run`` created): tags, params, the metrics (the
+    ``counts/`` keys are params), the scored conversations as a dataset, the output files, the
+    plots and the per-conversation and per-memory tables."""
     return log_eval_run(
         tracking_uri=tracking_uri(),
         experiment_name=plan.experiment,
         run_id=mlflow_run_id(),
-        run_name=f"{plan.mode.value}-{plan.provider.value}-{gold.version}",
+        run_name=name,
         tags=tags,
         params=params,
-        metrics=scored.metrics,
+        metrics={k: v for k, v in scored.metrics.items() if not k.startswith("counts/")},
         description=description,
         artifacts=files.artifacts,
-        table_rows=table_rows(files.rows),
-        dataset=gold_dataset(gold),
+        tables={TABLE_FILE: table_rows(files.rows), MEMORY_TABLE_FILE: memory_table_rows(scored)},
+        dataset=gold_dataset(gold, selected, plan.subset.value),
         failed=scored.failed,
+        plots=plots,
+        prompt=(system_prompt(), prompt_sha256()),
     )
 
 
@@ -129,11 +136,9 @@ def write_staged(folder: OutputFolder, gold_dir: Path, scored: ScoredRun) -> Run
         raise output_error(folder.path, "write", exc) from None
 
 
-def write_run_file(
-    target: Path, plan: RunPlan, logged: LoggedRun, collected: CollectedAnswers, tags: Mapping[str, str]
-) -> Path:
-    """run.json in ``target`` (the staging folder): the run's id, where it was logged, its evidence,
-    its tags, and the metrics it logged (the gate checks metrics.json and MLflow agree with it)."""
+def write_run_file(target: Path, plan: RunPlan, logged: LoggedRun, evidence: str, tags: Mapping[str, str]) -> Path:
+    """run.json in ``target`` (the staging folder): the run's id, where it was logged, its evidence
+    (computed from what was replayed) and its tags."""
     return write_run_json(
         target,
         run_id=logged.run_id,
@@ -141,6 +146,6 @@ def write_run_file(
         experiment_name=logged.experiment_name,
         tracking_uri=logged.tracking_uri,
         status=logged.status,
-        evidence=evidence_line(collected.cassette_kind.value, model=plan.model),
+        evidence=evidence,
         tags=tags,
     )

@@ -33,7 +33,7 @@ def summary_lines(result: RunResult) -> list[str]:
         f"provider {result.plan.provider.value}, model {result.plan.model}, mode "
         f"{result.plan.mode.value}, subset {result.plan.subset.value}, enforcement "
         f"{result.plan.enforcement.value}",
-        evidence_line(result.cassette_kind.value, model=result.plan.model),
+        result.evidence or evidence_line(result.cassette_kind.value, model=result.plan.model),
         "",
     ]
     width = max(len(k) for k in keys)

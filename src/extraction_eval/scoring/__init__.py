@@ -8,13 +8,16 @@ from ._metrics import (
     DEFAULT_GATED_METRICS,
     LOWER_IS_BETTER,
     ConversationScore,
+    ConversationStatus,
     MatchedPair,
     ScoreReport,
     aggregate,
     conversation_counts,
+    conversation_status,
     score,
     score_conversation,
 )
+from ._outcomes import MemoryOutcome, memory_rows, outcome_counts
 from ._parse import MAX_RESPONSE_CHARS, parse_response, pathological
 from ._registry import DEFAULT_MATCHER, MATCHERS, matcher_params, resolve_matcher
 from ._types import Case, ExpectedItem, Failure, FailureReason, Memory, Outcome
@@ -30,6 +33,7 @@ __all__ = [
     "Z95",
     "Case",
     "ConversationScore",
+    "ConversationStatus",
     "ExpectedItem",
     "FactCoverMatcher",
     "Failure",
@@ -39,6 +43,7 @@ __all__ = [
     "MatchedPair",
     "Matcher",
     "Memory",
+    "MemoryOutcome",
     "MissingJudgment",
     "Outcome",
     "Pair",
@@ -47,11 +52,14 @@ __all__ = [
     "assign",
     "candidate_pairs",
     "conversation_counts",
+    "conversation_status",
     "denominator",
     "fact_keys",
     "matcher_id",
     "matcher_params",
+    "memory_rows",
     "normalize",
+    "outcome_counts",
     "paired_se",
     "parse_response",
     "pathological",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from ..metric_keys import DEFAULT_GATED_METRICS, LOWER_IS_BETTER
 from ..ratios import PR_PARTNERS, RATIO_KEYS, ratio_values, sum_counts
@@ -25,10 +26,12 @@ __all__ = [
     "PR_PARTNERS",
     "RATIO_KEYS",
     "ConversationScore",
+    "ConversationStatus",
     "MatchedPair",
     "ScoreReport",
     "aggregate",
     "conversation_counts",
+    "conversation_status",
     "ratio_values",
     "score",
     "score_conversation",
@@ -93,7 +96,7 @@ class ConversationScore:
     def to_json(self) -> dict[str, object]:
         return {
             "conversation_id": self.conversation_id,
-            "status": "failed" if self.failure else "ok",
+            "status": conversation_status(self).value,
             "failure_reason": self.failure.reason.value if self.failure else None,
             "error": self.failure.detail if self.failure else None,
             "expected": [{"memory_id": e.memory_id, **e.memory.to_json()} for e in self.case.expected],
@@ -114,6 +117,33 @@ class ConversationScore:
             "stale_leaks": sorted(self.stale_leaks),
             "counts": {key: [a, b] for key, (a, b) in sorted(conversation_counts(self).items())},
         }
+
+
+class ConversationStatus(StrEnum):
+    """What happened to one conversation (``per_conversation.jsonl``'s ``status``)."""
+
+    ALL_MATCHED = "all_matched"
+    PARTIAL = "partial"
+    ALL_MISSED = "all_missed"
+    FAILED = "failed"
+    NEGATIVE_OK = "negative_ok"
+    FALSE_POSITIVE = "false_positive"
+
+
+def conversation_status(s: ConversationScore) -> ConversationStatus:
+    """``failed`` (no parsed answer); with nothing expected, ``negative_ok`` or
+    ``false_positive``; else ``all_matched`` (every expected memory matched with its
+    categories and temporal kind, nothing spurious), ``all_missed`` (nothing matched) or
+    ``partial``."""
+    if s.failure is not None:
+        return ConversationStatus.FAILED
+    if not s.case.expected:
+        return ConversationStatus.FALSE_POSITIVE if s.predictions else ConversationStatus.NEGATIVE_OK
+    if not s.pairs:
+        return ConversationStatus.ALL_MISSED
+    if not s.unmatched_expected and not s.unmatched_predicted and all(p.strict_ok for p in s.pairs):
+        return ConversationStatus.ALL_MATCHED
+    return ConversationStatus.PARTIAL
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from ..gold import (
 from ..metric_keys import gated_or_default
 from ..mlflow_names import (
     BASELINE_ALIAS,
-    BASELINE_EXPERIMENT,
+    TAG_BASELINE_METRIC_PREFIX,
     TAG_BASELINE_ORIGIN_RUN,
     TAG_BASELINE_SOURCE,
     TAG_BASELINE_SOURCE_REV,
@@ -53,6 +53,7 @@ from ..mlflow_names import (
     UNMEASURED,
     RunKind,
     flag,
+    provider_experiment,
     registered_model_name,
 )
 from ..vocab import CassetteKind, Enforcement, Mode, Subset
@@ -148,6 +149,12 @@ def _version_tags(block: ProviderBaseline, gold_version: str, provider: str, sou
     }
 
 
+def _metric_tags(block: ProviderBaseline) -> dict[str, str]:
+    """The baseline's numbers on its model version, ``baseline/<metric key>`` (unrounded), so the
+    version page shows them without opening the run."""
+    return {f"{TAG_BASELINE_METRIC_PREFIX}{k}": repr(float(v)) for k, v in sorted((block.metrics or {}).items())}
+
+
 def register_baseline(
     source: BaselineSource, *, if_missing: bool, replace: bool, uri: str | None = None
 ) -> list[Registered]:
@@ -162,10 +169,13 @@ def _register(client: Any, source: BaselineSource, *, if_missing: bool, replace:
     from mlflow.entities import Metric
 
     baseline, origin, source_rev = source.baseline, source.origin, source.revision
-    experiment = client.get_experiment_by_name(BASELINE_EXPERIMENT)
-    experiment_id = experiment.experiment_id if experiment else client.create_experiment(BASELINE_EXPERIMENT)
     out = []
     for provider, block in sorted(baseline.providers.items()):
+        # in the provider's own experiment, beside the runs it is compared with (the gate's
+        # search for HEAD's run filters run_kind=eval, so a seed is never judged)
+        experiment_name = provider_experiment(provider)
+        experiment = client.get_experiment_by_name(experiment_name)
+        experiment_id = experiment.experiment_id if experiment else client.create_experiment(experiment_name)
         name = registered_model_name(provider)
         existing = _current_alias(client, name)
         if existing is not None and not replace:
@@ -194,7 +204,7 @@ def _register(client: Any, source: BaselineSource, *, if_missing: bool, replace:
             ),
         }
         # The client, not the fluent API: the fluent tracking URI is process-global state.
-        run = client.create_run(experiment_id, tags=tags, run_name=f"baseline-{provider}")
+        run = client.create_run(experiment_id, tags=tags, run_name=f"baseline-{provider}-{baseline.gold_version}")
         try:
             if block.metrics:
                 now = int(time.time() * 1000)
@@ -213,7 +223,7 @@ def _register(client: Any, source: BaselineSource, *, if_missing: bool, replace:
             name,
             source=f"runs:/{run.info.run_id}",
             run_id=run.info.run_id,
-            tags=_version_tags(block, baseline.gold_version, provider, origin),
+            tags={**_version_tags(block, baseline.gold_version, provider, origin), **_metric_tags(block)},
             description=f"seeded from {origin}",
         )
         client.set_registered_model_alias(name, BASELINE_ALIAS, version.version)
@@ -324,7 +334,7 @@ def _promote(
         name,
         source=f"runs:/{run_id}",
         run_id=run_id,
-        tags=_version_tags(new_block, baseline.gold_version, provider, f"run:{run_id}"),
+        tags={**_version_tags(new_block, baseline.gold_version, provider, f"run:{run_id}"), **_metric_tags(new_block)},
         description=f"promoted from run {run_id}",
     )
     client.set_registered_model_alias(name, BASELINE_ALIAS, version.version)

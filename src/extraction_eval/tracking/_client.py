@@ -27,7 +27,11 @@ def _tracked_run(run: Any) -> TrackedRun:
         status=run.info.status,
         start_time=int(run.info.start_time or 0),
         tags=dict(run.data.tags),
-        metrics=dict(run.data.metrics),
+        # counts/ keys are logged as params (docs/decisions.md, "Counts are params")
+        metrics={
+            **{k: float(v) for k, v in run.data.params.items() if k.startswith("counts/")},
+            **run.data.metrics,
+        },
         artifact_uri=str(run.info.artifact_uri or ""),
         deleted=getattr(run.info, "lifecycle_stage", None) == "deleted",
     )

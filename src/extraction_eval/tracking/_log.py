@@ -20,12 +20,15 @@ from typing import Any
 
 from .._exceptions import Terminated, TrackingError
 from .._settings import mask_secrets
-from ..gold import CONVERSATIONS_FILE, EXPECTED_FILE, GoldSet
-from ..mlflow_names import TAG_LOGGED_ARTIFACTS, TAG_NOTE
+from ..gold import CONVERSATIONS_FILE, EXPECTED_FILE, Conversation, GoldSet
+from ..mlflow_names import TAG_LOGGED_ARTIFACTS, TAG_NOTE, TAG_RUN_NAME
 from ._connect import configure_mlflow_client, mlflow_client
 from ._refused import refusal
 
+#: The run's tables (MLflow's ``log_table`` format), shown in the run's Artifacts view.
 TABLE_FILE = "per_conversation_table.json"
+MEMORY_TABLE_FILE = "per_memory_table.json"
+PLOTS_DIR = "plots"
 
 
 @dataclass(frozen=True)
@@ -47,9 +50,13 @@ class LoggedRun:
     status: str
 
 
-def gold_dataset(gold: GoldSet) -> DatasetInfo:
-    """The gold set as a dataset input: one row per conversation, digest of the two input files."""
+def gold_dataset(gold: GoldSet, scored: Sequence[Conversation] | None = None, subset: str = "full") -> DatasetInfo:
+    """The conversations a run scored as a dataset input: one row per conversation; the digest
+    is of the two input files (full set) or of them and the subset's ids (a subset)."""
+    conversations = gold.conversations if scored is None else tuple(scored)
     digest_source = b"".join((gold.path / name).read_bytes() for name in (CONVERSATIONS_FILE, EXPECTED_FILE))
+    if len(conversations) != len(gold.conversations):
+        digest_source += "\n".join(c.conversation_id for c in conversations).encode()
     rows = [
         {
             "conversation_id": c.conversation_id,
@@ -57,10 +64,11 @@ def gold_dataset(gold: GoldSet) -> DatasetInfo:
             "turns": len(c.turns),
             "expected_memories": len(gold.by_conversation[c.conversation_id]),
         }
-        for c in gold.conversations
+        for c in conversations
     ]
+    whole = len(conversations) == len(gold.conversations)
     return DatasetInfo(
-        name=f"gold-{gold.version}",
+        name=f"gold-{gold.version}" if whole else f"gold-{gold.version}-{subset}",
         digest=hashlib.sha256(digest_source).hexdigest()[:16],
         source=str(gold.path.resolve()),
         rows=rows,
@@ -109,11 +117,18 @@ def log_eval_run(
     metrics: Mapping[str, float],
     description: str,
     artifacts: Sequence[Path],
-    table_rows: Sequence[Mapping[str, Any]],
+    tables: Mapping[str, Sequence[Mapping[str, Any]]],
     dataset: DatasetInfo,
     failed: bool,
+    plots: Sequence[Path] = (),
+    prompt: tuple[str, str] | None = None,
 ) -> LoggedRun:
     """Create (or, under ``mlflow run``, continue) the run and log everything to it.
+
+    ``tables`` maps an artifact name to its rows (MLflow table format); ``plots`` are
+    logged under ``plots/``. Under ``mlflow run`` the run keeps the params MLflow already
+    logged for it (the entry point's), and gets the harness's run name. ``prompt`` (text,
+    sha256) is registered in the Prompt Registry and linked to the run.
 
     Once the run exists, any failure (an exception, SIGINT, SIGTERM) ends it FAILED or
     KILLED and names it on stderr; nothing is left RUNNING without a word.
@@ -122,9 +137,14 @@ def log_eval_run(
 
     configure_mlflow_client()
     try:
-        client = mlflow_client(tracking_uri)
+        client = mlflow_client(tracking_uri, registry=prompt is not None)  # the prompt registry too
+        existing_params: Mapping[str, str] = {}
+        extra_tags: dict[str, str] = {}
         if run_id is not None:
-            experiment_id = client.get_run(run_id).info.experiment_id
+            existing = client.get_run(run_id)
+            experiment_id = existing.info.experiment_id
+            existing_params = existing.data.params
+            extra_tags[TAG_RUN_NAME] = run_name
             rid = run_id
         else:
             experiment = client.get_experiment_by_name(experiment_name)
@@ -144,13 +164,18 @@ def log_eval_run(
         _log_everything(
             client,
             rid,
-            tags={**tags, TAG_NOTE: description},
-            params=params,
+            tags={**tags, **extra_tags, TAG_NOTE: description},
+            params={k: v for k, v in params.items() if k not in existing_params},
             metrics=metrics,
             artifacts=artifacts,
-            table_rows=table_rows,
+            plots=plots,
+            tables=tables,
             dataset=dataset,
         )
+        if prompt is not None:
+            from ._prompt import link_system_prompt
+
+            link_system_prompt(client, rid, *prompt)
         status = "FAILED" if failed else "FINISHED"
         client.set_terminated(rid, status)
         name = client.get_experiment(experiment_id).name
@@ -174,13 +199,14 @@ def _log_everything(
     params: Mapping[str, str],
     metrics: Mapping[str, float],
     artifacts: Sequence[Path],
-    table_rows: Sequence[Mapping[str, Any]],
+    plots: Sequence[Path],
+    tables: Mapping[str, Sequence[Mapping[str, Any]]],
     dataset: DatasetInfo,
 ) -> None:
     from mlflow.entities import DatasetInput, InputTag, Metric, Param, RunTag
 
     now = int(time.time() * 1000)
-    all_tags = {**tags, TAG_LOGGED_ARTIFACTS: json.dumps([{"path": TABLE_FILE, "type": "table"}])}
+    all_tags = {**tags, TAG_LOGGED_ARTIFACTS: json.dumps([{"path": name, "type": "table"} for name in tables])}
     client.log_batch(
         rid,
         metrics=[Metric(k, float(v), now, 0) for k, v in sorted(metrics.items())],
@@ -192,10 +218,13 @@ def _log_everything(
     )
     for path in artifacts:
         client.log_artifact(rid, str(path))
+    for path in plots:
+        client.log_artifact(rid, str(path), PLOTS_DIR)
     with tempfile.TemporaryDirectory() as tmp:
-        table = Path(tmp) / TABLE_FILE
-        table.write_text(table_json(table_rows), encoding="utf-8")
-        client.log_artifact(rid, str(table))
+        for name, rows in tables.items():
+            table = Path(tmp) / name
+            table.write_text(table_json(rows), encoding="utf-8")
+            client.log_artifact(rid, str(table))
 
 
 def _reason(exc: BaseException) -> str:
@@ -254,3 +283,28 @@ def _tracking_error(uri: str, exc: BaseException, rid: str | None, ended: str | 
     error = TrackingError(mask_secrets(message))
     error.run_id = rid
     return error
+
+
+def discard_project_run(tracking_uri: str, run_id: str) -> bool:
+    """Delete the run ``mlflow run`` made for an entry point whose arguments were refused.
+
+    MLflow creates a project's run before the entry point's command starts, so a refused
+    ``-P`` value cannot stop that; the command refuses it as its first step and deletes the
+    run, which then holds only MLflow's own tags and params (never a metric). It is ended
+    ``KILLED`` first, so that ``mlflow run`` does not try to end a deleted run. Returns
+    whether the run was deleted: a run with metrics, or one not made by ``mlflow run``, is
+    left alone.
+    """
+    from mlflow.exceptions import MlflowException
+
+    configure_mlflow_client()
+    try:
+        client = mlflow_client(tracking_uri)
+        run = client.get_run(run_id)
+        if "mlflow.project.entryPoint" not in run.data.tags or run.data.metrics:
+            return False
+        client.set_terminated(run_id, "KILLED")
+        client.delete_run(run_id)
+        return True
+    except (MlflowException, OSError):
+        return False

@@ -30,7 +30,11 @@ def _tracked_run(payload: dict[str, Any]) -> TrackedRun:
         status=info.get("status", "UNKNOWN"),
         start_time=int(info.get("start_time", 0) or 0),
         tags={t["key"]: t.get("value", "") for t in data.get("tags", [])},
-        metrics={m["key"]: float(m["value"]) for m in data.get("metrics", [])},
+        # counts/ keys are logged as params (docs/decisions.md, "Counts are params")
+        metrics={
+            **{p["key"]: float(p["value"]) for p in data.get("params", []) if p["key"].startswith("counts/")},
+            **{m["key"]: float(m["value"]) for m in data.get("metrics", [])},
+        },
         artifact_uri=info.get("artifact_uri", ""),
         deleted=info.get("lifecycle_stage") == "deleted",
     )
