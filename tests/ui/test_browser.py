@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mlflow import MlflowClient
 from typer.testing import CliRunner
 
 from extraction_eval.cli import app
@@ -54,8 +55,21 @@ TIMEOUT_MS = 60_000  # one UI element; a cold server on two shared cores can be 
 VIEWPORT = {"width": 1400, "height": 1000}
 CATEGORIES = ("behavioral", "episodic", "factual", "preference", "procedural")
 # the screenshots docs/tracking.md shows (the test's own folder keeps them all)
-DOCS_SHOTS = ("runs-list", "run-per-conversation", "compare-diff-only", "chart-recall", "difference-view")
-SHOWN_TAGS = ("run_kind", "gold_version", "subset", "matcher", "cassette_kind", "provider", "model")
+DOCS_SHOTS = ("runs-list", "run-plot", "run-per-conversation", "compare-diff-only", "chart-recall", "difference-view")
+SHOWN_TAGS = (
+    "run_kind",
+    "gold_version",
+    "subset",
+    "matcher",
+    "cassette_kind",
+    "cassettes_edited",
+    "provider",
+    "model",
+    "cassette_file_sha256",
+)
+PLOTS = ("per_category.png", "category_confusion.png", "temporal_confusion.png")
+TABLES = ("per_conversation_table.json", "per_memory_table.json")
+PROMPT_NAME = "extraction-eval-system-prompt"
 
 
 @pytest.fixture(scope="session")
@@ -93,9 +107,10 @@ def screenshots_copy() -> Path | None:
 class Runs:
     """The two evaluations in one fresh server, and where their outputs are."""
 
-    def __init__(self, server: MlflowServer, gold: Path, normal: Path, dropped: Path):
+    def __init__(self, server: MlflowServer, gold: Path, normal: Path, dropped: Path, dropped_ids: list[str]):
         self.server = server
         self.gold = gold
+        self.dropped_ids = dropped_ids
         self.normal = normal
         self.dropped = dropped
 
@@ -131,7 +146,7 @@ def two_runs(chromium: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
             )
             assert result.exit_code == 0, result.output
             outs.append(out)
-        yield Runs(server, normal_gold, outs[0], outs[1])
+        yield Runs(server, normal_gold, outs[0], outs[1], ids)
     finally:
         server.stop()
 
@@ -179,6 +194,19 @@ async (toggle, focus) => {
   return out;
 }
 """
+
+
+def _columns(page: Any, *names: str) -> None:
+    """The artifact preview shows a table with these column headers (their text, exactly)."""
+    headers = page.get_by_role("columnheader")
+    headers.filter(has_text=names[0]).first.wait_for()
+    page.wait_for_function(
+        "names => names.every(n => [...document.querySelectorAll('[role=columnheader]')]"
+        ".some(h => h.innerText.trim() === n))",
+        arg=list(names),
+    )
+    shown = [text.strip() for text in headers.all_inner_texts()]
+    assert all(name in shown for name in names), (names, shown)
 
 
 def _small_png(source: Path, dest: Path) -> None:
@@ -240,6 +268,11 @@ def test_the_runs_in_mlflows_ui(two_runs: Runs, browser: Browser, screenshots_co
     page = browser.page
     normal, dropped = Runs.record(two_runs.normal), Runs.record(two_runs.dropped)
     normal_metrics, dropped_metrics = Runs.metrics(two_runs.normal), Runs.metrics(two_runs.dropped)
+    client = MlflowClient(two_runs.server.uri)
+    normal_name = client.get_run(normal["run_id"]).info.run_name
+    dropped_name = client.get_run(dropped["run_id"]).info.run_name
+    assert dropped_name.endswith("-edited") and not normal_name.endswith("-edited"), (normal_name, dropped_name)
+    dropped_ids = two_runs.dropped_ids
     experiment = dropped["experiment_id"]
     assert normal["experiment_id"] == experiment
     moved = [c for c in CATEGORIES if normal_metrics[f"recall/{c}"] != dropped_metrics[f"recall/{c}"]]
@@ -296,8 +329,14 @@ def test_the_runs_in_mlflows_ui(two_runs: Runs, browser: Browser, screenshots_co
     # 3. The run page of the run with dropped answers: tags, metrics, artifacts.
     browser.goto(f"/experiments/{experiment}/runs/{dropped['run_id']}")
     page.get_by_role("tab", name="Overview").wait_for()
+    page.get_by_role("heading", name=dropped_name, exact=True).wait_for()
     for key in SHOWN_TAGS:
         page.get_by_text(f"{key}: {dropped['tags'][key]}", exact=True).first.wait_for()
+    assert dropped["tags"]["cassettes_edited"] == "true" and normal["tags"]["cassettes_edited"] == "false"
+    page.get_by_text("Evidence: EDITED cassettes").first.wait_for()  # the description
+    page.get_by_text(PROMPT_NAME).first.wait_for()  # "Registered prompts"
+    params = page.get_by_role("row").filter(has=page.get_by_role("cell").get_by_text("counts/expected", exact=True))
+    assert params.get_by_role("cell").nth(1).inner_text().strip() == "130"
     for key in ("macro/recall", "recall/behavioral", "strict/recall", "macro/precision"):
         row = page.get_by_role("row").filter(has=page.get_by_role("cell").get_by_text(key, exact=True))
         cells = row.get_by_role("cell")
@@ -309,15 +348,33 @@ def test_the_runs_in_mlflows_ui(two_runs: Runs, browser: Browser, screenshots_co
     assert page.get_by_role("cell").get_by_text("macro/precision", exact=True).count() == 0
     browser.shot("run-overview")
 
+    # the artifacts: the plots (as images), then the two tables (as tables)
     page.get_by_role("tab", name="Artifacts").click()
-    for name in ("metrics.json", "per_conversation.jsonl", "per_conversation_table.json", "responses.jsonl"):
+    for name in ("metrics.json", "per_conversation.jsonl", "responses.jsonl", *TABLES):
         page.get_by_text(name, exact=True).first.wait_for()
-    page.get_by_text("per_conversation_table.json", exact=True).first.click()
+    page.get_by_text("plots", exact=True).first.click()
+    for name in PLOTS:
+        page.get_by_text(name, exact=True).first.click()
+        page.get_by_text(f"plots/{name}", exact=True).wait_for()  # the preview's header
+        image = page.locator("img[src^='blob:']:visible").first  # the preview fetches the file
+        image.wait_for()
+        page.wait_for_function("img => img.complete && img.naturalWidth > 300", arg=image.element_handle())
+        if name == PLOTS[0]:
+            browser.shot("run-plot")
+
+    first_dropped = dropped_ids[0]
+    page.get_by_text(TABLES[0], exact=True).first.click()
     page.get_by_text("View as table").wait_for()
-    for column in ("conversation_id", "status", "expected", "predicted"):
-        page.get_by_role("columnheader", name=column).first.wait_for()
-    page.get_by_role("cell", name="c001", exact=True).first.wait_for()
+    _columns(page, "conversation_id", "status", "expected", "predicted", "matched", "missed", "spurious")
+    row = page.get_by_role("row").filter(has=page.get_by_role("cell", name=first_dropped, exact=True))
+    row.get_by_role("cell", name="all_missed", exact=True).wait_for()  # every memory dropped
     browser.shot("run-per-conversation")
+
+    page.get_by_text(TABLES[1], exact=True).first.click()
+    _columns(page, "conversation_id", "outcome", "memory_id", "expected", "predicted", "similarity")
+    row = page.get_by_role("row").filter(has=page.get_by_role("cell", name=first_dropped, exact=True)).first
+    row.get_by_role("cell", name="missed", exact=True).wait_for()
+    browser.shot("run-per-memory")
 
     # 4. The chart view, searched for `^recall/` (a regular expression): one bar chart per category.
     browser.goto(f"/experiments/{experiment}/runs?workflowType=machine_learning&compareRunsMode=CHART")
@@ -344,17 +401,18 @@ def test_the_runs_in_mlflows_ui(two_runs: Runs, browser: Browser, screenshots_co
     browser.shot("difference-view")
     dialog.get_by_role("button", name="Cancel").click()
 
-    # 6. Cross-experiment: the seeded baseline's run lives in its own experiment; the
-    #    experiments list compares the two experiments' runs in one table.
+    # 6. Cross-experiment: seeding puts each provider's baseline run in its provider's
+    #    experiment; the experiments list compares the two experiments' runs in one table.
     result = CliRunner().invoke(app, ["baseline", "register", "--gold", str(two_runs.gold)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     browser.goto("/experiments")
-    for name in ("extraction-eval", "extraction-eval-baselines"):
+    for name in ("extraction-eval", "extraction-eval-vllm"):
         row = page.get_by_role("row").filter(has=page.get_by_role("link", name=name, exact=True))
         row.get_by_role("checkbox").check()
     page.get_by_role("button", name="Compare", exact=True).click()
     page.get_by_text("Displaying Runs from 2 Experiments").wait_for()
-    page.get_by_role("link", name="baseline-openai", exact=True).wait_for()
+    for name in ("baseline-openai-v1", "baseline-vllm-v1", normal_name, dropped_name):
+        page.get_by_role("link", name=name, exact=True).first.wait_for()
     assert page.get_by_role("link", name=re.compile(r"^cassette-")).count() == 2
     browser.shot("cross-experiment")
 
