@@ -8,13 +8,17 @@ reviewer needs is not on screen:
 
 - the experiment's "Model training" runs list holds both runs, and ticking them offers
   "Compare", which opens the compare page;
-- the run page shows the run's tags, its metrics (name and value, rounded as the UI
-  rounds them) and its artifacts, with the per-conversation table opened as a table;
+- the run page shows the run's name (`-edited`), its tags (`cassettes_edited`,
+  `cassette_file_sha256`, ...), the EDITED evidence sentence, the linked prompt, the
+  `counts/` params, its metrics (name and value, rounded as the UI rounds them) and its
+  artifacts: the three plots previewed as images, the per-conversation table (a dropped
+  conversation reads `all_missed`) and the per-memory table (`missed`) shown as tables;
 - the compare page, metrics "Show diff only", lists the per-category metrics that moved
   (with both runs' values) and leaves out those that did not;
 - the chart view, searched for `^recall/`, shows the per-category charts;
 - the Difference view lists the metrics that differ, with the change from the first run;
-- the experiments list compares the runs of two experiments (the seeded baseline's and the evals').
+- the experiments list compares the runs of two experiments (`extraction-eval`, with the
+  evals and the seeded OpenAI baseline, beside `extraction-eval-vllm`).
 
 The browser is Debian's `chromium` (`shutil.which("chromium")`), driven by Playwright;
 Playwright's own browser downloads are never used. Without chromium or Playwright the
@@ -156,9 +160,10 @@ def _shown(value: str) -> float:
 
 
 def _same_rounded(shown: str, logged: float) -> bool:
-    """The UI shows a value either in full or rounded (the compare page: 3 decimals)."""
+    """The UI shows a value in full (the run page) or rounded to 3 decimals with the trailing
+    zeros dropped (the compare page: 1 for 1.0, 0.92 for 0.92)."""
     value = _shown(shown)
-    decimals = len(shown.partition(".")[2]) if "." in shown else 0
+    decimals = max(3, len(shown.partition(".")[2]))
     return abs(value - logged) <= 0.5 * 10 ** (-decimals) + 1e-12
 
 
