@@ -13,6 +13,8 @@ reviewer needs is not on screen:
   `counts/` params, its metrics (name and value, rounded as the UI rounds them) and its
   artifacts: the three plots previewed as images, the per-conversation table (a dropped
   conversation reads `all_missed`) and the per-memory table (`missed`) shown as tables;
+- the run's Traces tab lists the conversations with their `status` and `outcome`
+  assessments, and "compare to" the normal run shows the share of `all_missed` rise;
 - the compare page, metrics "Show diff only", lists the per-category metrics that moved
   (with both runs' values) and leaves out those that did not;
 - the chart view, searched for `^recall/`, shows the per-category charts;
@@ -35,11 +37,13 @@ copied to DIR (as ui-*.png, in 256 colours), which is how docs/img/ is regenerat
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
 import time
 import urllib.parse
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -59,7 +63,15 @@ TIMEOUT_MS = 60_000  # one UI element; a cold server on two shared cores can be 
 VIEWPORT = {"width": 1400, "height": 1000}
 CATEGORIES = ("behavioral", "episodic", "factual", "preference", "procedural")
 # the screenshots docs/tracking.md shows (the test's own folder keeps them all)
-DOCS_SHOTS = ("runs-list", "run-plot", "run-per-conversation", "compare-diff-only", "chart-recall", "difference-view")
+DOCS_SHOTS = (
+    "runs-list",
+    "run-plot",
+    "run-per-conversation",
+    "run-traces-compare",
+    "compare-diff-only",
+    "chart-recall",
+    "difference-view",
+)
 SHOWN_TAGS = (
     "run_kind",
     "gold_version",
@@ -199,6 +211,12 @@ async (toggle, focus) => {
   return out;
 }
 """
+
+
+def _statuses(out: Path) -> Counter[str]:
+    """How many conversations of a run's output folder have each status."""
+    lines = (out / "per_conversation.jsonl").read_text().splitlines()
+    return Counter(json.loads(line)["status"] for line in lines)
 
 
 def _columns(page: Any, *names: str) -> None:
@@ -380,6 +398,19 @@ def test_the_runs_in_mlflows_ui(two_runs: Runs, browser: Browser, screenshots_co
     row = page.get_by_role("row").filter(has=page.get_by_role("cell", name=first_dropped, exact=True)).first
     row.get_by_role("cell", name="missed", exact=True).wait_for()
     browser.shot("run-per-memory")
+
+    # the run's Traces tab: one trace per conversation, with the status and outcome
+    # assessments; "compare to" the normal run gives the change of each value's share
+    page.get_by_role("tab", name="Traces").click()
+    page.get_by_text(re.compile(r"^\d+ of 125$")).wait_for()
+    for text in ("outcome", "status", "missed", "all_missed"):
+        page.get_by_text(text, exact=True).first.wait_for()
+    page.get_by_text("baseline run", exact=True).click()
+    page.get_by_role("option").filter(has_text=normal_name).first.click()
+    page.get_by_text("125 of 125", exact=True).wait_for()
+    share = 100 * (_statuses(two_runs.dropped)["all_missed"] - _statuses(two_runs.normal)["all_missed"]) / 125
+    page.get_by_text(re.compile(rf"^\+({math.floor(share)}|{round(share)})%$")).first.wait_for()
+    browser.shot("run-traces-compare")
 
     # 4. The chart view, searched for `^recall/` (a regular expression): one bar chart per category.
     browser.goto(f"/experiments/{experiment}/runs?workflowType=machine_learning&compareRunsMode=CHART")
