@@ -54,6 +54,7 @@ TAG_RESCORED_FROM = "rescored_from"  # a run scored again from another run's sto
 TAG_LOGGED_ARTIFACTS = "mlflow.loggedArtifacts"
 TAG_RUN_NAME = "mlflow.runName"  # set by the harness under `mlflow run` too
 TAG_CASSETTE_FILE = "cassette_file_sha256"  # replay: sha256 of the cassette file replayed
+TAG_TRACES = "traces"  # how many per-conversation traces the run has, or "off" (--no-traces)
 TAG_CASSETTES_EDITED = "cassettes_edited"  # replay: "true" when they are not what the manifest records
 
 # Baseline versions and seed runs

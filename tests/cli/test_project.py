@@ -59,6 +59,9 @@ def test_the_entry_point_command_is_the_cli_without_empty_options() -> None:
         "--repeat",
         "1",
     ]
+    on = spec.get_entry_point("main").compute_command({"no_traces": "true"}, None)
+    assert "--no-traces" in cli_args(shlex.split(on)[3:])
+    assert cli_args(["run", "--no-traces", "maybe"]) == ["run", "--no-traces", "maybe"]  # the CLI refuses it
 
 
 def test_project_environment_is_python_env() -> None:

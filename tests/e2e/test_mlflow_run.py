@@ -57,6 +57,12 @@ def test_mlflow_run_logs_into_the_run_mlflow_made(tiny_gold: Path, server_uri: s
     assert run.data.metrics["macro/recall"] == 1.0
     assert run.info.status == "FINISHED"
     assert client.get_experiment(run.info.experiment_id).name == "extraction-eval"
+    # the per-conversation traces went to the server too (log_spans over OTLP, start_trace over REST)
+    traces = client.search_traces(locations=[run.info.experiment_id], run_id=run.info.run_id, max_results=100)
+    assert tags["traces"] == "8" and len(traces) == 8
+    assert all([a.name for a in t.info.assessments].count("status") == 1 for t in traces)
+    outcomes = [a.value for t in traces for a in t.info.assessments if a.name == "outcome"]
+    assert outcomes == ["matched"] * int(run.data.params["counts/expected"])  # oracle answers: all matched
 
 
 @pytest.mark.parametrize("param", ["mode=bogus", "max_failure_rate=lots", "colour=blue"])

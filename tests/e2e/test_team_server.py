@@ -32,6 +32,8 @@ ARTIFACTS = [
     "metrics.json",
     "per_conversation.jsonl",
     "per_conversation_table.json",
+    "per_memory_table.json",
+    "plots",
     "responses.jsonl",
 ]
 # The row of a metric that did not move: its paired interval is "—" against a seeded baseline
@@ -137,7 +139,19 @@ def test_artifacts_go_through_the_server_and_no_mlruns_is_left(seeded: Seeded) -
             params={"path": "per_conversation_table.json", "run_uuid": seeded.run_id},
         ).text
     )
-    assert table["columns"] == ["conversation_id", "status", "expected", "predicted", "matches", "errors"]
+    assert table["columns"] == [
+        "conversation_id",
+        "status",
+        "expected",
+        "predicted",
+        "matched",
+        "missed",
+        "spurious",
+        "category_mismatch",
+        "temporal_mismatch",
+        "failure_reason",
+        "error",
+    ]
     assert len(table["data"]) == 8
     anonymous = httpx.get(f"{server.uri}/get-artifact", params={"path": "metrics.json", "run_uuid": seeded.run_id})
     assert anonymous.status_code == 401

@@ -19,12 +19,24 @@ from typing import Any
 import typer
 from typer.exceptions import TyperException
 
+#: CLI flags that take no value, and the -P values that turn them on or leave them off.
+FLAGS = frozenset({"--no-traces"})
+TRUE = frozenset({"true", "1", "yes"})
+FALSE = frozenset({"false", "0", "no", ""})
+
 
 def cli_args(argv: list[str]) -> list[str]:
-    """``argv`` without the ``--option ''`` pairs."""
+    """``argv`` without the ``--option ''`` pairs; a flag's ``-P`` value (``--no-traces true``)
+    becomes the flag or nothing. Any other value after a flag is left in place, for the CLI to
+    refuse."""
     out: list[str] = []
     i = 0
     while i < len(argv):
+        if argv[i] in FLAGS and i + 1 < len(argv) and argv[i + 1].lower() in TRUE | FALSE:
+            if argv[i + 1].lower() in TRUE:
+                out.append(argv[i])
+            i += 2
+            continue
         if argv[i].startswith("--") and i + 1 < len(argv) and argv[i + 1] == "":
             i += 2
             continue

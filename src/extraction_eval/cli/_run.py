@@ -69,6 +69,14 @@ def run_command(
             "clustered by conversation, and the samples' agreement.",
         ),
     ] = 1,
+    no_traces: Annotated[
+        bool,
+        typer.Option(
+            "--no-traces",
+            help="Log no per-conversation MLflow traces (by default each conversation is a trace with an "
+            "assessment per memory).",
+        ),
+    ] = False,
 ) -> None:
     """Run one evaluation and log it as one MLflow run."""
     from .._settings import mask_secrets
@@ -88,6 +96,7 @@ def run_command(
             progress=progress,
             repeat=repeat,
             matcher=matcher,
+            traces=not no_traces,
         ),
     )
     for line in summary_lines(result):

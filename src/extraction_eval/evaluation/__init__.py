@@ -26,6 +26,7 @@ from ._replayed import ReplayedCassettes, replayed_cassettes
 from ._responses import RESPONSES_FILE, parse_responses, response_row, write_responses
 from ._score import ScoredRun, build_cases, score_answers
 from ._tags import build_params, build_tags, count_params, describe_run, run_name
+from ._traces import AssessmentRecord, TraceRecord, trace_records
 from ._usage import percentile, provenance_tags, usage_metrics
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "RESPONSES_FILE",
     "RUN_FILE",
     "Answer",
+    "AssessmentRecord",
     "CollectedAnswers",
     "OutputFolder",
     "ReplayedCassettes",
@@ -43,6 +45,7 @@ __all__ = [
     "RunOptions",
     "RunPlan",
     "ScoredRun",
+    "TraceRecord",
     "answer_from_call",
     "answer_from_cassette",
     "build_cases",
@@ -72,6 +75,7 @@ __all__ = [
     "score_answers",
     "table_rows",
     "temporal_confusion",
+    "trace_records",
     "usage_metrics",
     "write_outputs",
     "write_plots",

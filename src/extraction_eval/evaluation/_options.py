@@ -23,6 +23,8 @@ class RunOptions:
     repeat: int = 1
     #: ``--matcher``: a registered matcher's name (None: the default), or ``judge``.
     matcher: str | None = None
+    #: ``--no-traces``: log no per-conversation traces (docs/tracking.md#traces).
+    traces: bool = True
 
 
 def check_options(mode: Mode, options: RunOptions) -> None:

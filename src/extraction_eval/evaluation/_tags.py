@@ -92,6 +92,8 @@ def build_params(
     params.update(matcher_params(matcher))  # the matcher's held-out figures (docs/matcher.md)
     if options.max_failure_rate is not None:
         params["max_failure_rate"] = str(options.max_failure_rate)
+    if not options.traces:
+        params["no_traces"] = "true"
     if not plan.mode.is_replay:
         params["concurrency"] = str(options.concurrency)
         params["max_retries"] = str(options.max_retries)

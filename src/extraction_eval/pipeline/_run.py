@@ -24,10 +24,12 @@ from ..evaluation import (
     replayed_cassettes,
     run_name,
     score_answers,
+    trace_records,
     write_plots,
 )
 from ..evidence import evidence_line
 from ..gold import baseline_block, load_gold
+from ..mlflow_names import TAG_TRACES
 from ..scoring import ScoreReport
 from ..tracking._connect import wait_for_server
 from ..tracking._log import PLOTS_DIR, LoggedRun
@@ -114,6 +116,18 @@ def _run_steps(mode: Mode, gold_dir: Path, folder: OutputFolder, options: RunOpt
     evidence = evidence_line(
         collected.cassette_kind.value, model=plan.model, edits=replayed.edits() if replayed is not None else None
     )
+    traces = (
+        trace_records(
+            scored.report.conversations,
+            {c.conversation_id: c for c in selected},
+            [a.latency_s for a in scored.answers],
+            matcher,
+            scored.samples,
+        )
+        if options.traces
+        else []
+    )
+    tags[TAG_TRACES] = str(len(traces)) if options.traces else "off"
     logged = log_run(
         plan,
         gold,
@@ -125,6 +139,7 @@ def _run_steps(mode: Mode, gold_dir: Path, folder: OutputFolder, options: RunOpt
         params=params,
         description=description,
         name=name,
+        traces=traces,
     )
     folder.run_id = logged.run_id
     write_run_file(folder.staging, plan, logged, evidence, tags)

@@ -27,6 +27,7 @@ from ..evaluation import (
     write_run_json,
 )
 from ..evaluation._judging import JUDGMENTS_FILE, choose_matcher, is_judge, record_judgments
+from ..evaluation._traces import TraceRecord
 from ..gates._contract_gate import ContractVerdict, check_live_inputs, contract_gate
 from ..gold import MANIFEST_FILE, Conversation, GoldSet, read_cassettes
 from ..scoring import Matcher, candidate_pairs
@@ -97,6 +98,7 @@ def log_run(
     params: Mapping[str, str],
     description: str,
     name: str,
+    traces: Sequence[TraceRecord] = (),
 ) -> LoggedRun:
     """One MLflow run (or the one ``mlflow run`` created): tags, params, the metrics (the
     ``counts/`` keys are params), the scored conversations as a dataset, the output files, the
@@ -116,6 +118,7 @@ def log_run(
         failed=scored.failed,
         plots=plots,
         prompt=(system_prompt(), prompt_sha256()),
+        traces=traces,
     )
 
 

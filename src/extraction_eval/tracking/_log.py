@@ -20,6 +20,7 @@ from typing import Any
 
 from .._exceptions import Terminated, TrackingError
 from .._settings import mask_secrets
+from ..evaluation._traces import TraceRecord
 from ..gold import CONVERSATIONS_FILE, EXPECTED_FILE, Conversation, GoldSet
 from ..mlflow_names import TAG_LOGGED_ARTIFACTS, TAG_NOTE, TAG_RUN_NAME
 from ._connect import configure_mlflow_client, mlflow_client
@@ -122,13 +123,16 @@ def log_eval_run(
     failed: bool,
     plots: Sequence[Path] = (),
     prompt: tuple[str, str] | None = None,
+    traces: Sequence[TraceRecord] = (),
 ) -> LoggedRun:
     """Create (or, under ``mlflow run``, continue) the run and log everything to it.
 
     ``tables`` maps an artifact name to its rows (MLflow table format); ``plots`` are
     logged under ``plots/``. Under ``mlflow run`` the run keeps the params MLflow already
     logged for it (the entry point's), and gets the harness's run name. ``prompt`` (text,
-    sha256) is registered in the Prompt Registry and linked to the run.
+    sha256) is registered in the Prompt Registry and linked to the run. ``traces`` (one per
+    conversation, with their assessments) are logged in batches and linked to the run
+    (``tracking._traces``).
 
     Once the run exists, any failure (an exception, SIGINT, SIGTERM) ends it FAILED or
     KILLED and names it on stderr; nothing is left RUNNING without a word.
@@ -176,6 +180,10 @@ def log_eval_run(
             from ._prompt import link_system_prompt
 
             link_system_prompt(client, rid, *prompt)
+        if traces:
+            from ._traces import log_traces
+
+            log_traces(client, tracking_uri, experiment_id, rid, traces)
         status = "FAILED" if failed else "FINISHED"
         client.set_terminated(rid, status)
         name = client.get_experiment(experiment_id).name

@@ -1,0 +1,207 @@
+"""Each scored conversation as an MLflow trace record (pure; ``tracking._traces`` logs them).
+
+A record holds the conversation as the trace's input, the parsed memories (or the failure)
+as its output, and its assessments:
+
+- ``status``: the conversation's status (``all_matched``, ``partial``, ``all_missed``,
+  ``failed``, ``negative_ok``, ``false_positive``), one per trace;
+- ``outcome``: one per expected memory and per spurious prediction, the outcome of
+  ``scoring.memory_rows`` (``matched``, ``missed``, ``spurious``, ``category_mismatch``,
+  ``temporal_mismatch``), with the similarity and the matcher's rule in its rationale and
+  metadata. For a matched pair they are the pair's own; for a missed memory those of the
+  closest prediction (why it was refused); for a spurious prediction those of the closest
+  expected memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..gold import Conversation
+from ..scoring import ConversationScore, Matcher, Memory, conversation_status
+from ..scoring._matcher import explain
+from ..scoring._outcomes import MemoryOutcome
+
+STATUS_ASSESSMENT = "status"
+OUTCOME_ASSESSMENT = "outcome"
+
+
+@dataclass(frozen=True)
+class AssessmentRecord:
+    name: str
+    value: str
+    rationale: str
+    metadata: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class TraceRecord:
+    """One conversation (one sample of it under ``--repeat``) as a trace."""
+
+    name: str
+    conversation_id: str
+    inputs: Mapping[str, Any]
+    outputs: Mapping[str, Any]
+    assessments: tuple[AssessmentRecord, ...]
+    #: The provider call's latency (0 for a replay).
+    latency_s: float
+    failed: bool
+
+
+def _closest(matcher: Matcher, text: str, candidates: Sequence[str]) -> tuple[float | None, str, str]:
+    """(similarity, rule, candidate) of the candidate closest to ``text``; (None, why, "") when none."""
+    if not candidates:
+        return None, "nothing on the other side", ""
+    best: tuple[float, str, str] | None = None
+    for candidate in candidates:
+        similarity, rule = _explain(matcher, text, candidate)
+        if best is None or similarity > best[0]:
+            best = (similarity, rule, candidate)
+    assert best is not None
+    return best
+
+
+def _explain(matcher: Matcher, a: str, b: str) -> tuple[float, str]:
+    try:
+        return explain(matcher, a, b)
+    except Exception as exc:
+        return 0.0, f"not explained ({type(exc).__name__})"
+
+
+def _labels(memory: Memory) -> tuple[str, str]:
+    return ", ".join(sorted(c.value for c in memory.categories)), memory.temporal_kind.value
+
+
+def _assessment(
+    outcome: MemoryOutcome,
+    *,
+    memory_id: str,
+    expected: Memory | None,
+    predicted: Memory | None,
+    similarity: float | None,
+    rule: str,
+    closest: str = "",
+) -> AssessmentRecord:
+    metadata = {"memory_id": memory_id, "rule": rule}
+    if similarity is not None:
+        metadata["similarity"] = repr(round(similarity, 6))
+    parts = []
+    for side, memory in (("expected", expected), ("predicted", predicted)):
+        if memory is not None:
+            categories, kind = _labels(memory)
+            metadata[side] = memory.content
+            metadata[f"{side}_categories"] = categories
+            metadata[f"{side}_temporal"] = kind
+            parts.append(f"{side}: {memory.content!r} [{categories}; {kind}]")
+    if closest:
+        metadata["closest"] = closest
+        parts.append(f"closest on the other side: {closest!r}")
+    score = "no similarity" if similarity is None else f"similarity {similarity:.3f}"
+    parts.append(f"{score}, rule: {rule}")
+    return AssessmentRecord(OUTCOME_ASSESSMENT, outcome.value, "; ".join(parts), metadata)
+
+
+def memory_assessments(score: ConversationScore, matcher: Matcher) -> tuple[AssessmentRecord, ...]:
+    """One ``outcome`` assessment per expected memory and per spurious prediction."""
+    out = []
+    by_id = {p.expected.memory_id: p for p in score.pairs}
+    predicted_texts = [m.content for m in score.predictions]
+    for item in score.case.expected:
+        pair = by_id.get(item.memory_id)
+        if pair is None:
+            similarity, rule, closest = _closest(matcher, item.memory.content, predicted_texts)
+            out.append(
+                _assessment(
+                    MemoryOutcome.MISSED,
+                    memory_id=item.memory_id,
+                    expected=item.memory,
+                    predicted=None,
+                    similarity=similarity,
+                    rule=rule if predicted_texts else "nothing predicted",
+                    closest=closest,
+                )
+            )
+            continue
+        if not pair.category_ok:
+            outcome = MemoryOutcome.CATEGORY_MISMATCH
+        elif not pair.temporal_ok:
+            outcome = MemoryOutcome.TEMPORAL_MISMATCH
+        else:
+            outcome = MemoryOutcome.MATCHED
+        _, rule = _explain(matcher, item.memory.content, pair.predicted.content)
+        out.append(
+            _assessment(
+                outcome,
+                memory_id=item.memory_id,
+                expected=item.memory,
+                predicted=pair.predicted,
+                similarity=pair.similarity,
+                rule=rule,
+            )
+        )
+    expected_texts = [e.memory.content for e in score.case.expected]
+    for index in score.unmatched_predicted:
+        memory = score.predictions[index]
+        similarity, rule, closest = _closest(matcher, memory.content, expected_texts)
+        out.append(
+            _assessment(
+                MemoryOutcome.SPURIOUS,
+                memory_id=f"predicted[{index}]",
+                expected=None,
+                predicted=memory,
+                similarity=similarity,
+                rule=rule if expected_texts else "negative conversation: nothing is expected",
+                closest=closest,
+            )
+        )
+    return tuple(out)
+
+
+def trace_records(
+    scores: Sequence[ConversationScore],
+    conversations: Mapping[str, Conversation],
+    latencies: Sequence[float | None],
+    matcher: Matcher,
+    samples: Sequence[int] = (),
+) -> list[TraceRecord]:
+    """One record per scored conversation (per sample under ``--repeat``), in gold order."""
+    samples = samples or (0,) * len(scores)
+    repeated = any(samples)
+    records = []
+    for score, latency, sample in zip(scores, latencies, samples, strict=True):
+        cid = score.conversation_id
+        conversation = conversations[cid]
+        status = conversation_status(score).value
+        failure = score.failure
+        outputs: dict[str, Any] = {"memories": [m.to_json() for m in score.predictions]}
+        if failure is not None:
+            outputs["failure"] = {"reason": failure.reason.value, "detail": failure.detail}
+        inputs: dict[str, Any] = {
+            "conversation_id": cid,
+            "session_date": conversation.session_date,
+            "turns": [{"role": t.role, "content": t.content} for t in conversation.turns],
+        }
+        if repeated:
+            inputs["sample"] = sample
+        status_assessment = AssessmentRecord(
+            STATUS_ASSESSMENT,
+            status,
+            f"{len(score.pairs)} of {len(score.case.expected)} expected memories matched, "
+            f"{len(score.unmatched_predicted)} spurious prediction(s)"
+            + (f"; failed: {failure.reason.value}" if failure is not None else ""),
+            {"conversation_id": cid},
+        )
+        records.append(
+            TraceRecord(
+                name=f"{cid}#{sample}" if repeated else cid,
+                conversation_id=cid,
+                inputs=inputs,
+                outputs=outputs,
+                assessments=(status_assessment, *memory_assessments(score, matcher)),
+                latency_s=latency or 0.0,
+                failed=failure is not None,
+            )
+        )
+    return records

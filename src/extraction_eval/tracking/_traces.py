@@ -1,0 +1,112 @@
+"""Log a run's conversations as MLflow traces with assessments, linked to the run.
+
+Built as MLflow's own exporter builds them (``mlflow.tracing.export.mlflow_v3``), but for a
+finished batch rather than one live span at a time, and through a ``TracingClient`` bound to
+the run's tracking URI (never the process-global destination that ``mlflow.start_span`` and
+``MlflowClient.start_trace`` export to):
+
+1. every trace's root span, in batches of ``BATCH`` traces per ``log_spans`` call (one
+   database session, or one OTLP request to a server, per batch);
+2. each trace's ``TraceInfo`` with its assessments inline (``start_trace``: the trace, its
+   tags, its metadata ``mlflow.sourceRun`` and its ``Feedback`` rows in one write, where
+   ``mlflow.log_feedback`` would make one write per assessment);
+3. ``link_traces_to_run`` in batches of 100 (MLflow's limit), so that the run's Traces tab
+   lists them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ..evaluation._traces import TraceRecord
+
+#: Traces per ``log_spans`` call and per ``link_traces_to_run`` call (MLflow allows 100).
+BATCH = 100
+SOURCE_ID = "extraction-eval"
+PREVIEW_CHARS = 1000
+#: Trace tag naming the conversation, for search filters (``tag.conversation_id = 't01'``).
+TAG_CONVERSATION = "conversation_id"
+
+
+def _span(record: TraceRecord, trace_id: str, start_ns: int, end_ns: int) -> Any:
+    from mlflow.entities import Span
+
+    return Span.from_dict(
+        {
+            "trace_id": trace_id,
+            "span_id": os.urandom(8).hex(),
+            "parent_span_id": None,
+            "name": record.name,
+            "start_time_unix_nano": start_ns,
+            "end_time_unix_nano": end_ns,
+            "events": [],
+            "status": {"code": "STATUS_CODE_ERROR" if record.failed else "STATUS_CODE_OK", "message": ""},
+            "attributes": {
+                "mlflow.traceRequestId": json.dumps(trace_id),
+                "mlflow.spanType": json.dumps("PARSER"),
+                "mlflow.spanInputs": json.dumps(record.inputs, ensure_ascii=False),
+                "mlflow.spanOutputs": json.dumps(record.outputs, ensure_ascii=False),
+            },
+        }
+    )
+
+
+def _info(record: TraceRecord, trace_id: str, experiment_id: str, run_id: str, start_ms: int, source: Any) -> Any:
+    from mlflow.entities import Feedback, TraceInfo, TraceLocation, TraceState
+
+    feedback: list[Any] = [
+        Feedback(
+            name=a.name,
+            value=a.value,
+            source=source,
+            trace_id=trace_id,
+            rationale=a.rationale,
+            metadata={**a.metadata, "mlflow.assessment.sourceRunId": run_id},
+        )
+        for a in record.assessments
+    ]
+    return TraceInfo(
+        trace_id=trace_id,
+        trace_location=TraceLocation.from_experiment_id(experiment_id),
+        request_time=start_ms,
+        execution_duration=int(record.latency_s * 1000),
+        state=TraceState.ERROR if record.failed else TraceState.OK,
+        request_preview=json.dumps(record.inputs, ensure_ascii=False)[:PREVIEW_CHARS],
+        response_preview=json.dumps(record.outputs, ensure_ascii=False)[:PREVIEW_CHARS],
+        trace_metadata={"mlflow.sourceRun": run_id, "mlflow.trace_schema.version": "3"},
+        tags={"mlflow.traceName": record.name, TAG_CONVERSATION: record.conversation_id},
+        assessments=feedback,
+    )
+
+
+def log_traces(
+    client: Any, tracking_uri: str, experiment_id: str, run_id: str, records: Sequence[TraceRecord]
+) -> list[str]:
+    """Log ``records`` as traces of run ``run_id`` in ``experiment_id``; returns their ids."""
+    from mlflow.entities import AssessmentSource
+    from mlflow.tracing.client import TracingClient
+
+    tracing = TracingClient(tracking_uri)
+    source = AssessmentSource(source_type="CODE", source_id=SOURCE_ID)
+    now_ns = time.time_ns()
+    ids: list[str] = []
+    for start in range(0, len(records), BATCH):
+        batch = records[start : start + BATCH]
+        spans, infos = [], []
+        for offset, record in enumerate(batch):
+            trace_id = "tr-" + os.urandom(16).hex()
+            start_ns = now_ns + (start + offset) * 1000  # gold order is the traces' time order
+            end_ns = start_ns + int(record.latency_s * 1e9)
+            spans.append(_span(record, trace_id, start_ns, end_ns))
+            infos.append(_info(record, trace_id, experiment_id, run_id, start_ns // 1_000_000, source))
+        tracing.log_spans(experiment_id, spans)
+        for info in infos:
+            tracing.start_trace(info)
+        batch_ids = [info.trace_id for info in infos]
+        client.link_traces_to_run(batch_ids, run_id)
+        ids.extend(batch_ids)
+    return ids

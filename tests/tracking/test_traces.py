@@ -1,0 +1,106 @@
+"""Each conversation of a run is an MLflow trace (the conversation in, the parsed memories
+out) with an assessment per expected and per spurious memory, linked to the run; --no-traces
+logs none. A real embedded store, no mocks; the outcomes are worked out by hand from the
+tiny fixture (t01..t08, t08 negative) with the answers of tests/evaluation/test_run_records.py:
+t01 answered nothing, t05 broken JSON, t07 one category and one temporal kind wrong, t08
+(negative) predicted "User likes tea.", the rest as the oracle wrote them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mlflow import MlflowClient
+from typer.testing import CliRunner
+
+from extraction_eval import Mode, RunOptions, run_eval
+from extraction_eval.cli import app
+
+from ..evaluation.test_run_records import _worse
+from ..helpers import mutate_cassettes
+
+
+def _traces(client: MlflowClient, run: Any) -> dict[str, Any]:
+    traces = client.search_traces(locations=[run.info.experiment_id], run_id=run.info.run_id, max_results=100)
+    return {t.info.tags["conversation_id"]: t for t in traces}
+
+
+def _outcomes(trace: Any) -> list[tuple[str, str]]:
+    return sorted((a.metadata["memory_id"], a.value) for a in trace.info.assessments if a.name == "outcome")
+
+
+def test_each_conversation_is_a_trace_with_its_outcomes(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+    mutate_cassettes(tiny_gold, _worse)
+    result = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+    client = MlflowClient(local_store)
+    run = client.get_run(result.logged.run_id)
+    assert run.data.tags["traces"] == "8"
+    traces = _traces(client, run)
+    assert sorted(traces) == [f"t0{i}" for i in range(1, 9)]
+
+    status = {cid: next(a.value for a in t.info.assessments if a.name == "status") for cid, t in traces.items()}
+    assert status == {
+        "t01": "all_missed",
+        "t02": "all_matched",
+        "t03": "all_matched",
+        "t04": "all_matched",
+        "t05": "failed",
+        "t06": "all_matched",
+        "t07": "partial",
+        "t08": "false_positive",
+    }
+    expected = {
+        json.loads(line)["conversation_id"]: [] for line in (tiny_gold / "conversations.jsonl").read_text().splitlines()
+    }
+    for line in (tiny_gold / "expected_memories.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        expected[row["conversation_id"]].append(row["memory_id"])
+    by_hand = {
+        "t01": "missed",  # nothing answered
+        "t05": "missed",  # a failed conversation predicts nothing
+        "t02": "matched",
+        "t03": "matched",
+        "t04": "matched",
+        "t06": "matched",
+    }
+    for cid, outcome in by_hand.items():
+        assert _outcomes(traces[cid]) == [(m, outcome) for m in sorted(expected[cid])], cid
+    first, second = sorted(expected["t07"])
+    assert _outcomes(traces["t07"]) == [(first, "category_mismatch"), (second, "temporal_mismatch")]
+    assert _outcomes(traces["t08"]) == [("predicted[0]", "spurious")]
+
+    # the conversation in, the parsed memories out, and the pair's similarity and rule
+    t07 = client.get_trace(traces["t07"].info.trace_id)
+    root = t07.data.spans[0]
+    assert root.inputs["conversation_id"] == "t07" and root.inputs["turns"][0]["role"] == "user"
+    assert root.outputs["memories"][0]["categories"] == ["procedural"]
+    mismatch = next(a for a in t07.info.assessments if a.value == "category_mismatch")
+    assert mismatch.metadata["expected_categories"] == "behavioral, procedural"
+    assert mismatch.metadata["predicted_categories"] == "procedural"
+    assert float(mismatch.metadata["similarity"]) == 1.0
+    assert mismatch.metadata["rule"] == "equal after normalisation" and "similarity 1.000" in mismatch.rationale
+    assert mismatch.metadata["mlflow.assessment.sourceRunId"] == run.info.run_id
+    t05 = client.get_trace(traces["t05"].info.trace_id)
+    assert t05.data.spans[0].outputs["failure"]["reason"] == "invalid_json" and t05.info.state.value == "ERROR"
+    missed = next(a for a in traces["t01"].info.assessments if a.name == "outcome")
+    assert missed.metadata["rule"] == "nothing predicted" and "similarity" not in missed.metadata
+    spurious = next(a for a in traces["t08"].info.assessments if a.name == "outcome")
+    assert spurious.metadata["predicted"] == "User likes tea."
+    assert spurious.metadata["rule"] == "negative conversation: nothing is expected"
+    # linked to the run: the run's Traces tab (sourceRun metadata) and the entity association
+    assert all(t.info.trace_metadata["mlflow.sourceRun"] == run.info.run_id for t in traces.values())
+
+
+def test_no_traces_logs_none(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+    result = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out", RunOptions(traces=False))
+    client = MlflowClient(local_store)
+    run = client.get_run(result.logged.run_id)
+    assert run.data.tags["traces"] == "off" and run.data.params["no_traces"] == "true"
+    assert client.search_traces(locations=[run.info.experiment_id], max_results=100) == []
+
+    cli = CliRunner().invoke(
+        app, ["run", "--mode", "smoke", "--gold", str(tiny_gold), "--output-dir", str(tmp_path / "cli"), "--no-traces"]
+    )
+    assert cli.exit_code == 0, cli.output
+    assert client.search_traces(locations=[run.info.experiment_id], max_results=100) == []
