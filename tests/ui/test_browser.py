@@ -96,7 +96,9 @@ def chromium() -> str:
     """
     required = bool(os.environ.get("CI")) or os.environ.get("EXTRACTION_EVAL_TEST_REQUIRE_BROWSER") == "1"
     problems = []
-    path = shutil.which("chromium")
+    # EXTRACTION_EVAL_TEST_CHROMIUM names another Chromium build (GitHub's Ubuntu runners ship
+    # Google Chrome, and Ubuntu's `chromium` package is only a snap wrapper)
+    path = os.environ.get("EXTRACTION_EVAL_TEST_CHROMIUM") or shutil.which("chromium")
     if path is None:
         problems.append("no `chromium` on PATH (Debian: `apt-get install -y chromium`; .ci/run installs it)")
     try:
