@@ -11,8 +11,6 @@ from .._jsonio import atomic_write_bytes, dumps_line, sha256_file, write_json
 from ..contract import prompt_sha256, request_sha256, schema_sha256
 from ..gold import (
     CASSETTES_FILE,
-    CONVERSATIONS_FILE,
-    EXPECTED_FILE,
     Cassette,
     CassetteManifest,
     Conversation,
@@ -104,7 +102,7 @@ def build_manifest(
         cassette_kind=kind,
         prompt_sha256=prompt_sha256(),
         schema_sha256=schema_sha256(),
-        files={name: sha256_file(gold.path / name) for name in (CONVERSATIONS_FILE, EXPECTED_FILE, CASSETTES_FILE)},
+        files={name: sha256_file(gold.path / name) for name in (*gold.input_files, CASSETTES_FILE)},
         counts=ManifestCounts(
             conversations=stats["conversations"],
             expected_memories=stats["expected_memories"],
@@ -112,6 +110,7 @@ def build_manifest(
             multi_label=stats["multi_label"],
             supersession=stats["supersession"],
             negative_conversations=stats["negative_conversations"],
+            forbidden_memories=stats.get("forbidden_memories"),
         ),
         subsets=choose_subsets(gold.conversations, gold.by_conversation),
         label_review=label_review

@@ -10,9 +10,9 @@ from pathlib import Path
 from .._exceptions import CassetteError, ContractDriftError, GoldDataError
 from .._jsonio import sha256_file
 from ..vocab import CassetteKind, Subset
-from ._load import CASSETTES_FILE, JSONL_FILES, GoldSet, load_cassettes
+from ._load import CASSETTES_FILE, GoldSet, load_cassettes
 from ._models import Cassette, CassetteManifest
-from ._pinned import FROZEN_FILES, PINNED_GOLD
+from ._pinned import PINNED_GOLD
 from ._subsets import SMOKE_REQUIREMENTS, choose_subsets, smoke_coverage
 
 
@@ -74,14 +74,24 @@ def check_pinned(gold: GoldSet) -> list[Problem]:
     if pins is None:
         return []
     problems = []
-    for name in FROZEN_FILES:
+    for name, pinned in pins.items():
+        if not (gold.path / name).is_file():
+            problems.append(
+                Problem(
+                    ProblemKind.DRIFT,
+                    f"{gold.path / name}: file not found, but gold {gold.version!r} is pinned to its sha256 "
+                    f"{pinned} (extraction_eval/gold/_pinned.py); restore it with `git checkout -- "
+                    f"{gold.path / name}`.",
+                )
+            )
+            continue
         actual = sha256_file(gold.path / name)
-        if actual != pins[name]:
+        if actual != pinned:
             problems.append(
                 Problem(
                     ProblemKind.DRIFT,
                     f"{gold.path / name}: sha256 is {actual} but gold {gold.version!r} is pinned "
-                    f"to {pins[name]} (extraction_eval/gold/_pinned.py). Frozen inputs never "
+                    f"to {pinned} (extraction_eval/gold/_pinned.py). Frozen inputs never "
                     "change: restore the file with `git checkout -- "
                     f"{gold.path / name}`, or put the change in a new version folder.",
                 )
@@ -92,9 +102,12 @@ def check_pinned(gold: GoldSet) -> list[Problem]:
 def check_file_hashes(
     gold: GoldSet,
     manifest: CassetteManifest,
-    names: Sequence[str] = JSONL_FILES,
+    names: Sequence[str] | None = None,
     cassettes: Sequence[Cassette] = (),
 ) -> list[Problem]:
+    """Each file's sha256 against the manifest's; ``names`` defaults to the folder's inputs and cassettes."""
+    if names is None:
+        names = (*gold.input_files, CASSETTES_FILE)
     rewrite = _rewrite_command(gold, manifest, cassettes)
     problems = []
     for name in names:
@@ -146,6 +159,7 @@ def check_counts(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[
         "multi_label": stats["multi_label"],
         "supersession": stats["supersession"],
         "negative_conversations": stats["negative_conversations"],
+        "forbidden_memories": stats.get("forbidden_memories"),
     }
     where = gold.path / "cassette_manifest.json"
     return [

@@ -1,7 +1,8 @@
 """The table of known gold versions: sha256 of their frozen inputs.
 
 Once a version has a baseline, its ``conversations.jsonl`` and
-``expected_memories.jsonl`` never change. Pinning their hashes here, in the
+``expected_memories.jsonl`` (and, from v2 on, ``forbidden_memories.jsonl``) never
+change: every file listed under a version is checked. Pinning their hashes here, in the
 package, means an edit fails even when the manifest is regenerated. A change
 of labels is a new version folder (``gold/v2``), added here with its hashes.
 """

@@ -20,7 +20,7 @@ from typing import Any
 
 from .._exceptions import Terminated, TrackingError
 from .._settings import mask_secrets
-from ..gold import CONVERSATIONS_FILE, EXPECTED_FILE, GoldSet
+from ..gold import GoldSet
 from ..mlflow_names import TAG_LOGGED_ARTIFACTS, TAG_NOTE
 from ._connect import configure_mlflow_client, mlflow_client
 from ._refused import refusal
@@ -49,7 +49,7 @@ class LoggedRun:
 
 def gold_dataset(gold: GoldSet) -> DatasetInfo:
     """The gold set as a dataset input: one row per conversation, digest of the two input files."""
-    digest_source = b"".join((gold.path / name).read_bytes() for name in (CONVERSATIONS_FILE, EXPECTED_FILE))
+    digest_source = b"".join((gold.path / name).read_bytes() for name in gold.input_files)
     rows = [
         {
             "conversation_id": c.conversation_id,
