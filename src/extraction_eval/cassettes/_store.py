@@ -112,7 +112,7 @@ def build_manifest(
             negative_conversations=stats["negative_conversations"],
             forbidden_memories=stats.get("forbidden_memories"),
         ),
-        subsets=choose_subsets(gold.conversations, gold.by_conversation),
+        subsets=choose_subsets(gold.conversations, gold.by_conversation, gold.forbidden_by_conversation),
         label_review=label_review
         if label_review is not None
         else (previous.label_review if previous is not None else None),

@@ -13,7 +13,7 @@ from ..vocab import CassetteKind, Subset
 from ._load import CASSETTES_FILE, GoldSet, load_cassettes
 from ._models import Cassette, CassetteManifest
 from ._pinned import PINNED_GOLD
-from ._subsets import SMOKE_REQUIREMENTS, choose_subsets, smoke_coverage
+from ._subsets import choose_subsets, smoke_coverage, smoke_requirements
 
 
 class ProblemKind(StrEnum):
@@ -199,7 +199,8 @@ def check_subsets(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence
                     ProblemKind.DATA, f"{where}: subset {subset.value!r} repeats ids; regenerate it with {rewrite}."
                 )
             )
-    missing = SMOKE_REQUIREMENTS - smoke_coverage(manifest.subsets.smoke, gold.by_conversation)
+    forbidden = gold.forbidden_by_conversation
+    missing = smoke_requirements(forbidden) - smoke_coverage(manifest.subsets.smoke, gold.by_conversation, forbidden)
     if missing:
         problems.append(
             Problem(
@@ -210,7 +211,7 @@ def check_subsets(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence
         )
     if problems:
         return problems
-    chosen = choose_subsets(gold.conversations, gold.by_conversation)
+    chosen = choose_subsets(gold.conversations, gold.by_conversation, forbidden)
     for subset in (Subset.SMOKE, Subset.FAST):
         kept, rule = set(getattr(manifest.subsets, subset.value)), set(getattr(chosen, subset.value))
         if kept != rule:
