@@ -98,3 +98,14 @@ def test_gold_set_md_quotes_the_shape_script() -> None:
     assert "| estimated remaining error rate (findings / rows judged) | 5 / 219 = 2.3% |" in out
     assert "| rows breaking the temporal rule (past/future if and only if episodic) | 0 | 0 | yes |" in out
     assert "**no**" not in out  # every quota of the plan is met
+
+
+def test_a_deleted_forbidden_file_fails_the_pin(tmp_path: Path) -> None:
+    folder = tmp_path / "v2"
+    shutil.copytree(V2, folder)
+    (folder / FORBIDDEN_FILE).unlink()
+    result = CliRunner().invoke(app, ["gold", "validate", "--gold", str(folder)])
+    assert result.exit_code != 0
+    text = " ".join(str(result.exception).split()) + " ".join(result.output.split())
+    assert "forbidden_memories.jsonl: file not found, but gold 'v2' is pinned" in text
+    assert "field 'counts.forbidden_memories' is 378 but the files hold no such file" in text

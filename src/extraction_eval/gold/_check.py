@@ -166,7 +166,7 @@ def check_counts(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[
         Problem(
             ProblemKind.DATA,
             f"{where}: field 'counts.{key}' is {getattr(manifest.counts, key)} but the files "
-            f"hold {value}; regenerate the manifest with {rewrite}.",
+            f"hold {'no such file' if value is None else value}; regenerate the manifest with {rewrite}.",
         )
         for key, value in actual.items()
         if getattr(manifest.counts, key) != value
