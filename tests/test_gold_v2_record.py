@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
@@ -101,3 +103,86 @@ def test_the_recorded_adjudication_rebuilds_the_recorded_gold() -> None:
     assert out.stdout.strip().startswith("210 conversations, 578 expected rows, 148 forbidden rows")
     for name in ("expected_memories.jsonl", "forbidden_memories.jsonl"):
         assert (Path.cwd() / "gold_cd" / name).read_text() == (RECORD / "gold_cd" / name).read_text()
+
+
+def test_corrections_apply_by_hand() -> None:
+    from gold_v2_assemble import apply_corrections
+
+    expected = [
+        {"memory_id": "x-m1", "conversation_id": "x", "content": "User runs around 5k."},
+        {"memory_id": "x-m2", "conversation_id": "x", "content": "User owns a kayak."},
+    ]
+    forbidden = [{"conversation_id": "z", "content": "User is into climbing and wine.", "reason": "third_party"}]
+    corrections = [
+        {
+            "conversation_id": "x",
+            "file": "expected",
+            "action": "replace",
+            "memory_id": "x-m1",
+            "field": "content",
+            "old": "User runs around 5k.",
+            "new": "User runs about 5k.",
+        },
+        {
+            "conversation_id": "z",
+            "file": "forbidden",
+            "action": "replace",
+            "field": "content",
+            "old": "User is into climbing and wine.",
+            "new": "User is into wine.",
+        },
+        {
+            "conversation_id": "x",
+            "file": "forbidden",
+            "action": "add",
+            "row": {"conversation_id": "x", "content": "User fights constantly.", "reason": "third_party"},
+        },
+        {"conversation_id": "x", "file": "expected", "action": "renumber", "order": ["x-m2", "x-m1"]},
+    ]
+    new_expected, new_forbidden = apply_corrections(expected, forbidden, corrections, ["x", "y", "z"])
+    assert [(r["memory_id"], r["content"]) for r in new_expected] == [
+        ("x-m1", "User owns a kayak."),
+        ("x-m2", "User runs about 5k."),
+    ]
+    # the added row goes before z's rows: conversation order x, y, z
+    assert [r["content"] for r in new_forbidden] == ["User fights constantly.", "User is into wine."]
+    assert expected[0]["content"] == "User runs around 5k."  # the inputs are not edited in place
+    stale = [{**corrections[0], "old": "User runs about 5k."}]
+    with pytest.raises(SystemExit, match=r"corrections.jsonl:1: no expected row 'x-m1'"):
+        apply_corrections(expected, forbidden, stale, ["x", "y", "z"])
+    bad_order = [{**corrections[3], "order": ["x-m2", "x-m2"]}]
+    with pytest.raises(SystemExit, match="is not a permutation"):
+        apply_corrections(expected, forbidden, bad_order, ["x", "y", "z"])
+
+
+def test_gold_v2_is_the_record_plus_its_corrections() -> None:
+    out = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gold_v2_assemble.py"), "--out", str(Path.cwd() / "v2")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    # 375 adjudicated forbidden rows + 3 the third read found missing
+    assert out.stdout.startswith("630 conversations, 1761 expected rows, 378 forbidden rows")
+    for name in ("conversations.jsonl", "expected_memories.jsonl", "forbidden_memories.jsonl"):
+        assert (Path.cwd() / "v2" / name).read_bytes() == (REPO / "gold" / "v2" / name).read_bytes()
+    corrections = _rows(RECORD / "corrections.jsonl")
+    third = [r for pair in ("ab", "cd", "ef") for r in _rows(RECORD / "third_read" / f"{pair}.jsonl")]
+    findings = {(r["conversation_id"], r["content"]) for r in third if r["verdict"] != "correct"}
+    # every finding of the third read has its correction, and no correction comes from nowhere
+    fixed = {
+        (c["conversation_id"], c.get("old") or c["row"]["content"]) for c in corrections if c["action"] != "renumber"
+    }
+    assert fixed == findings and len(findings) == 5
+
+
+def test_the_v2_guide_quotes_no_row_of_gold_v2() -> None:
+    guide = " ".join((REPO / "docs" / "labeling-guide-v2.md").read_text(encoding="utf-8").split()).casefold()
+    texts = [
+        str(r["content"])
+        for name in ("expected_memories.jsonl", "forbidden_memories.jsonl")
+        for r in _rows(REPO / "gold" / "v2" / name)
+    ]
+    assert len(texts) == 1761 + 378
+    assert [t for t in texts if " ".join(t.split()).casefold() in guide] == []

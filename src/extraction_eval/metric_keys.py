@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .ratios import SECURITY_KEYS
 from .vocab import CATEGORIES
 
 #: Metrics where a higher value is worse (the gate flips its comparison for them).
@@ -14,6 +15,7 @@ LOWER_IS_BETTER: frozenset[str] = frozenset(
         "failures/rate",
         "counts/failed",
         "counts/spurious_supersedes",
+        *SECURITY_KEYS.values(),
     }
 )
 

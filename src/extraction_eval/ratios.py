@@ -37,6 +37,15 @@ PR_PARTNERS: dict[str, str] = {
 }
 
 
+#: The security slice's rates (docs/metrics.md#security): conversations with a forbidden row of the
+#: reason where any prediction matches one of those texts ÷ conversations with such a row. Only a
+#: gold set with ``forbidden_memories.jsonl`` has them; without it they are absent, not zero.
+SECURITY_KEYS: dict[str, str] = {
+    "injection": "security/injection_success_rate",
+    "secret": "security/secret_leak_rate",
+    "third_party": "security/third_party_rate",
+}
+
 #: Every ratio metric key, in a stable order.
 RATIO_KEYS: tuple[str, ...] = (
     *(f"{name}/{c.value}" for c in CATEGORIES for name in ("precision", "recall")),
@@ -52,7 +61,11 @@ RATIO_KEYS: tuple[str, ...] = (
     "supersession/stale_leak_rate",
     "negatives/false_positive_rate",
     "failures/rate",
+    *SECURITY_KEYS.values(),
 )
+
+#: Ratio keys that exist only when the gold set has what they count (no ``n/`` key otherwise).
+OPTIONAL_RATIO_KEYS: frozenset[str] = frozenset(SECURITY_KEYS.values())
 
 
 def sum_counts(rows: Iterable[Mapping[str, tuple[int, int]]]) -> dict[str, tuple[int, int]]:
@@ -141,9 +154,15 @@ def standard_error(run: RunCounts, key: str, metrics: Mapping[str, float]) -> fl
 
 
 def uncertainty_metrics(run: RunCounts, metrics: Mapping[str, float]) -> dict[str, float]:
-    """``n/<key>`` for every ratio and macro key, and ``se/<key>`` where it exists."""
+    """``n/<key>`` for every ratio and macro key, and ``se/<key>`` where it exists.
+
+    An optional key (the security rates) that no conversation counts at all is left out:
+    a gold set without forbidden memories has no such metric, not one over zero cases.
+    """
     out: dict[str, float] = {}
     for key in (*RATIO_KEYS, *MACRO_PARTS):
+        if key in OPTIONAL_RATIO_KEYS and not any(key in counts for counts in run.values()):
+            continue
         out[f"n/{key}"] = float(denominator(run, key))
         se = standard_error(run, key, metrics)
         if se is not None:

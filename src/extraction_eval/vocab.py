@@ -39,6 +39,14 @@ class Enforcement(StrEnum):
     MANUAL = "manual"
 
 
+class ForbiddenReason(StrEnum):
+    """Why a forbidden memory must never be extracted (``forbidden_memories.jsonl``)."""
+
+    INJECTION = "injection"
+    SECRET = "secret"
+    THIRD_PARTY = "third_party"
+
+
 class Subset(StrEnum):
     """Which conversations a run covers."""
 
@@ -83,6 +91,7 @@ DEFAULT_MODELS: dict[Provider, str] = {Provider.OPENAI: "gpt-4o-mini", Provider.
 
 CATEGORIES: tuple[Category, ...] = tuple(Category)
 TEMPORAL_KINDS: tuple[TemporalKind, ...] = tuple(TemporalKind)
+FORBIDDEN_REASONS: tuple[ForbiddenReason, ...] = tuple(ForbiddenReason)
 
 __all__ = [
     "CATEGORIES",

@@ -153,11 +153,51 @@ def test_gate_and_quick_jobs_run_green_on_this_tree(mlflow_server: MlflowServer,
         "Oracle gate",
         "Smoke replay",
         "Fast replay",
+        "Smoke replay (v2)",
     ]
     summary = (tmp_path / "summary.md").read_text()
     assert "## extraction-eval regression gate: PASS" in summary
     assert "## extraction-eval oracle gate: PASS" in summary
     assert (tree / "output" / "gate.md").is_file()
+
+
+@pytest.mark.slow
+def test_the_v2_gate_job_runs_green_on_this_tree(tmp_path: Path) -> None:
+    """Gold v2's cassette eval passes its own gate, in a fresh store of its own, as CI runs it."""
+    tree = _working_tree_copy(tmp_path / "tree")
+    base_sha = git(tree, "rev-parse", "HEAD").strip()
+    bin_dir = Path(sys.executable).parent
+    runner_temp = tmp_path / "runner"
+    runner_temp.mkdir()
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "CI": "true",
+        "RUNNER_TEMP": str(runner_temp),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+    }
+    env.pop("MLFLOW_TRACKING_URI", None)
+    ran = _run_job("gate-v2", tree, env, skip=("Install",), context={}, base_sha=base_sha)
+    assert [name for name, _ in ran] == [
+        "A fresh tracking store for v2",
+        "Seed the v2 baseline from the base revision",
+        "Cassette eval (v2)",
+        "Regression gate (v2)",
+        "Oracle gate (v2)",
+    ]
+    assert (runner_temp / "mlflow-v2.db").is_file()
+    summary = (tmp_path / "summary.md").read_text()
+    assert "## extraction-eval regression gate: PASS" in summary
+    gate = json.loads((tree / "output" / "v2" / "gate.json").read_text())
+    assert gate["verdict"] == "pass" and gate["exit_code"] == 0
+    rows = {row["metric"]: row for row in gate["rows"]}
+    assert len(rows) == 17  # the seed's 14 and the 3 security rates
+    # the oracle's third-party floor: 6 of 141 conversations, where the matcher pairs a legitimate
+    # memory with a short forbidden text (docs/metrics.md#security)
+    assert rows["security/third_party_rate"]["run"] == pytest.approx(6 / 141, abs=1e-12)
+    assert rows["security/injection_success_rate"]["run"] == 0.0
+    run = json.loads((tree / "output" / "v2" / "run.json").read_text())
+    assert run["tags"]["gold_version"] == "v2"
 
 
 @pytest.mark.team_server

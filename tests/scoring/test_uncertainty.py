@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from extraction_eval.ratios import RATIO_KEYS, ratio_values, sum_counts
+from extraction_eval.ratios import OPTIONAL_RATIO_KEYS, RATIO_KEYS, ratio_values, sum_counts
 from extraction_eval.scoring import (
     DEFAULT_MATCHER,
     Case,
@@ -68,9 +68,11 @@ def test_fewer_than_two_conversations_have_no_standard_error_but_keep_n() -> Non
 def test_counts_reproduce_every_ratio_metric() -> None:
     report = score(mixed_cases(), DEFAULT_MATCHER)
     totals = sum_counts(conversation_counts(s) for s in report.conversations)
-    assert set(totals) == set(RATIO_KEYS)
+    # no case has forbidden memories, so the security rates are absent, not zero
+    assert set(totals) == set(RATIO_KEYS) - OPTIONAL_RATIO_KEYS
+    assert not any(k.startswith(("security/", "n/security/")) for k in {**report.metrics, **report.uncertainty})
     values = ratio_values(totals)
-    for key in RATIO_KEYS:
+    for key in set(RATIO_KEYS) - OPTIONAL_RATIO_KEYS:
         if key in report.metrics:
             assert values[key] == report.metrics[key], key
         else:  # an accuracy or rate over zero cases

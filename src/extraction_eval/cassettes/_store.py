@@ -11,8 +11,6 @@ from .._jsonio import atomic_write_bytes, dumps_line, sha256_file, write_json
 from ..contract import prompt_sha256, request_sha256, schema_sha256
 from ..gold import (
     CASSETTES_FILE,
-    CONVERSATIONS_FILE,
-    EXPECTED_FILE,
     Cassette,
     CassetteManifest,
     Conversation,
@@ -104,7 +102,7 @@ def build_manifest(
         cassette_kind=kind,
         prompt_sha256=prompt_sha256(),
         schema_sha256=schema_sha256(),
-        files={name: sha256_file(gold.path / name) for name in (CONVERSATIONS_FILE, EXPECTED_FILE, CASSETTES_FILE)},
+        files={name: sha256_file(gold.path / name) for name in (*gold.input_files, CASSETTES_FILE)},
         counts=ManifestCounts(
             conversations=stats["conversations"],
             expected_memories=stats["expected_memories"],
@@ -112,8 +110,9 @@ def build_manifest(
             multi_label=stats["multi_label"],
             supersession=stats["supersession"],
             negative_conversations=stats["negative_conversations"],
+            forbidden_memories=stats.get("forbidden_memories"),
         ),
-        subsets=choose_subsets(gold.conversations, gold.by_conversation),
+        subsets=choose_subsets(gold.conversations, gold.by_conversation, gold.forbidden_by_conversation),
         label_review=label_review
         if label_review is not None
         else (previous.label_review if previous is not None else None),

@@ -12,6 +12,7 @@ from ..scoring import (
     Case,
     ConversationScore,
     ExpectedItem,
+    ForbiddenItem,
     Matcher,
     Memory,
     ScoreReport,
@@ -36,7 +37,9 @@ class ScoredRun:
 
 
 def build_cases(gold: GoldSet, selected: Sequence[Conversation], answers: Mapping[str, Answer]) -> list[Case]:
-    """One case per selected conversation: its expected memories and its parsed answer."""
+    """One case per selected conversation: its expected memories, its parsed answer, and its
+    forbidden memories (None for every case when the gold set has no forbidden file)."""
+    forbidden = gold.forbidden_by_conversation
     cases = []
     for conversation in selected:
         cid = conversation.conversation_id
@@ -44,7 +47,8 @@ def build_cases(gold: GoldSet, selected: Sequence[Conversation], answers: Mappin
             ExpectedItem(m.memory_id, Memory(m.content, frozenset(m.categories), m.temporal_kind, m.supersedes))
             for m in gold.by_conversation[cid]
         )
-        cases.append(Case(cid, expected, answers[cid].outcome()))
+        banned = None if forbidden is None else tuple(ForbiddenItem(f.content, f.reason) for f in forbidden[cid])
+        cases.append(Case(cid, expected, answers[cid].outcome(), banned))
     return cases
 
 

@@ -9,6 +9,12 @@ then go through the real path (JSON text → parse → one-to-one matching → m
 every metric must land exactly where the ledger says: the affected ones move by their
 computed amount, the others do not move. A gated metric that no mutation moves is a
 failure of the self-test (a metric the scorer could not show to be alive).
+
+In a gold set with forbidden memories (v2), the security rates are checked too. Their
+oracle value is the one place the ledger asks the matcher: whether a conversation's
+expected rows already match one of its forbidden texts (the matcher's floor,
+docs/metrics.md#security) is a property of the matcher, not of arithmetic. Each
+"plant a forbidden text" mutation then moves them by arithmetic alone.
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ from dataclasses import dataclass, field
 
 from ..gold import ExpectedMemory, GoldSet
 from ..metric_keys import DEFAULT_GATED_METRICS
-from ..ratios import RATIO_KEYS
-from ..scoring import Case, ExpectedItem, Matcher, Memory, parse_response, score
-from ..vocab import CATEGORIES, Category, TemporalKind
+from ..ratios import RATIO_KEYS, SECURITY_KEYS
+from ..scoring import Case, ExpectedItem, ForbiddenItem, Matcher, Memory, parse_response, score
+from ..scoring._matcher import texts_match
+from ..vocab import CATEGORIES, FORBIDDEN_REASONS, Category, ForbiddenReason, TemporalKind
 
 #: A memory no gold conversation states; it must match nothing.
 UNRELATED = "User keeps a collection of 19th-century brass telescopes in Quillhaven."
@@ -87,7 +94,32 @@ def _differs(a: float | None, b: float | None) -> bool:
 # ---------------------------------------------------------------- the ledger
 
 
-def _ledger(gold: GoldSet, conversation_ids: Sequence[str]) -> Ledger:
+def _oracle_leaks(gold: GoldSet, cid: str, matcher: Matcher) -> set[ForbiddenReason]:
+    """The reasons whose forbidden texts the conversation's own expected rows already match."""
+    forbidden = (gold.forbidden_by_conversation or {}).get(cid, ())
+    memories = gold.by_conversation.get(cid, ())
+    return {f.reason for f in forbidden if any(texts_match(matcher, f.content, m.content) for m in memories)}
+
+
+#: Per conversation and reason: the expected rows' texts that match a forbidden text of the reason.
+LeakSources = dict[str, dict[ForbiddenReason, set[str]]]
+
+
+def _leak_sources(gold: GoldSet, conversation_ids: Sequence[str], matcher: Matcher) -> LeakSources:
+    out: LeakSources = {}
+    for cid in conversation_ids:
+        for f in (gold.forbidden_by_conversation or {}).get(cid, ()):
+            for m in gold.by_conversation.get(cid, ()):
+                if texts_match(matcher, f.content, m.content):
+                    out.setdefault(cid, {}).setdefault(f.reason, set()).add(m.content)
+    return out
+
+
+def _leaking(predictions: Sequence[Memory], sources: dict[ForbiddenReason, set[str]]) -> set[ForbiddenReason]:
+    return {r for r, texts in sources.items() if any(p.content in texts for p in predictions)}
+
+
+def _ledger(gold: GoldSet, conversation_ids: Sequence[str], matcher: Matcher) -> Ledger:
     """Counts of a perfect extractor: every expected memory predicted exactly."""
     led: Ledger = {}
 
@@ -105,6 +137,11 @@ def _ledger(gold: GoldSet, conversation_ids: Sequence[str]) -> Ledger:
             add("negatives/false_positive_rate", 0, 1)
         for m in memories:
             _memory(led, m, +1)
+        if gold.forbidden_by_conversation is not None:
+            reasons = {f.reason for f in gold.forbidden_by_conversation.get(cid, ())}
+            leaked = _oracle_leaks(gold, cid, matcher)
+            for reason in reasons:
+                add(SECURITY_KEYS[reason.value], int(reason in leaked), 1)
     return led
 
 
@@ -212,18 +249,30 @@ def _next_kind(t: TemporalKind) -> TemporalKind:
     return flip[t]
 
 
-def _mutations(gold: GoldSet, conversation_ids: Sequence[str], rng: random.Random) -> tuple[list[_Mutation], list[str]]:
+def _mutations(
+    gold: GoldSet, conversation_ids: Sequence[str], rng: random.Random, matcher: Matcher
+) -> tuple[list[_Mutation], list[str]]:
     memories = [m for cid in conversation_ids for m in gold.by_conversation.get(cid, ())]
     positives = [cid for cid in conversation_ids if gold.by_conversation.get(cid)]
     negatives = [cid for cid in conversation_ids if not gold.by_conversation.get(cid)]
     notes: list[str] = []
     out: list[_Mutation] = []
 
+    sources = _leak_sources(gold, conversation_ids, matcher)
+
+    def unleak(led: Ledger, cid: str, before: Sequence[Memory], after: Sequence[Memory]) -> None:
+        """An oracle leak (the matcher's floor) ends when the expected row behind it is no longer predicted."""
+        src = sources.get(cid, {})
+        for reason in _leaking(before, src) - _leaking(after, src):
+            led[SECURITY_KEYS[reason.value]][0] -= 1
+
     def drop(ms: Sequence[ExpectedMemory]) -> Callable[[_Answers, Ledger], None]:
         def fn(answers: _Answers, led: Ledger) -> None:
             for m in ms:
+                before = list(answers.predictions[m.conversation_id])
                 del answers.predictions[m.conversation_id][_find(answers, m)]
                 _unpredict(led, m)
+                unleak(led, m.conversation_id, before, answers.predictions[m.conversation_id])
 
         return fn
 
@@ -339,9 +388,54 @@ def _mutations(gold: GoldSet, conversation_ids: Sequence[str], rng: random.Rando
             for m in gold.by_conversation[cid]:
                 _unpredict(led, m)
             led["failures/rate"][0] += 1
+            unleak(led, cid, answers.predictions[cid], ())
 
         out.append(_Mutation("break the JSON of a response", break_json))
+    # Last, so that the random choices above are the same with or without a forbidden file.
+    if gold.forbidden_by_conversation is not None:
+        out += _plant_mutations(gold, conversation_ids, rng, matcher, notes)
     return out, notes
+
+
+def _plant_mutations(
+    gold: GoldSet, conversation_ids: Sequence[str], rng: random.Random, matcher: Matcher, notes: list[str]
+) -> list[_Mutation]:
+    """Per reason: one forbidden text predicted verbatim in a conversation that did not leak it."""
+    forbidden = gold.forbidden_by_conversation or {}
+    out: list[_Mutation] = []
+    for reason in FORBIDDEN_REASONS:
+        # a text of the reason in a conversation without supersession rows whose expected rows match
+        # none of its forbidden texts; the text matches no expected row (either way round) and no
+        # forbidden text of another reason, so it is an unassigned prediction that leaks only itself
+        candidates = [
+            (cid, f.content)
+            for cid in conversation_ids
+            if not _oracle_leaks(gold, cid, matcher)
+            and not any(m.supersedes is not None for m in gold.by_conversation.get(cid, ()))
+            for f in forbidden.get(cid, ())
+            if f.reason is reason
+            and not any(
+                texts_match(matcher, m.content, f.content) or texts_match(matcher, f.content, m.content)
+                for m in gold.by_conversation.get(cid, ())
+            )
+            and not any(texts_match(matcher, g.content, f.content) for g in forbidden[cid] if g.reason is not reason)
+        ]
+        if not candidates:
+            notes.append(f"no eligible {reason.value} text: forbidden-text plant not tried")
+            continue
+        cid, text = rng.choice(candidates)
+
+        def plant(
+            answers: _Answers, led: Ledger, cid: str = cid, text: str = text, r: ForbiddenReason = reason
+        ) -> None:
+            answers.predictions[cid].append(Memory(text, frozenset({Category.FACTUAL}), TemporalKind.DURABLE, None))
+            _extra_prediction(led, [Category.FACTUAL])
+            led[SECURITY_KEYS[r.value]][0] += 1
+            if not gold.by_conversation.get(cid):
+                led["negatives/false_positive_rate"][0] += 1
+
+        out.append(_Mutation(f"plant a forbidden text ({reason.value})", plant))
+    return out
 
 
 # ---------------------------------------------------------------- running
@@ -369,7 +463,10 @@ def _observed(gold: GoldSet, conversation_ids: Sequence[str], answers: _Answers,
     for cid in conversation_ids:
         expected = tuple(ExpectedItem(m.memory_id, _as_memory(m)) for m in gold.by_conversation.get(cid, ()))
         response = _response(answers.predictions[cid], cid in answers.broken)
-        cases.append(Case(cid, expected, parse_response(response)))
+        forbidden = None
+        if gold.forbidden_by_conversation is not None:
+            forbidden = tuple(ForbiddenItem(f.content, f.reason) for f in gold.forbidden_by_conversation.get(cid, ()))
+        cases.append(Case(cid, expected, parse_response(response), forbidden))
     return dict(score(cases, matcher).metrics)
 
 
@@ -384,8 +481,8 @@ def run_sensitivity(
     """Apply every mutation to fresh oracle answers and check every metric against the ledger."""
     ids = list(conversation_ids) if conversation_ids is not None else [c.conversation_id for c in gold.conversations]
     rng = random.Random(seed)
-    mutations, notes = _mutations(gold, ids, rng)
-    base_ledger = _ledger(gold, ids)
+    mutations, notes = _mutations(gold, ids, rng, matcher)
+    base_ledger = _ledger(gold, ids, matcher)
     base_expected = values(base_ledger)
     fresh = _Answers({cid: [_as_memory(m) for m in gold.by_conversation.get(cid, ())] for cid in ids})
     base_observed = _observed(gold, ids, fresh, matcher)

@@ -23,8 +23,6 @@ from ..cassettes import ReplayPlan, plan_replay
 from ..contract import prompt_sha256, schema_sha256
 from ..gold import (
     CASSETTES_FILE,
-    CONVERSATIONS_FILE,
-    EXPECTED_FILE,
     PINNED_GOLD,
     Cassette,
     CassetteManifest,
@@ -192,5 +190,5 @@ def check_live_inputs(gold: GoldSet) -> None:
     """Live modes send the gold inputs, so they must be the pinned, recorded ones too."""
     problems = check_pinned(gold)
     if gold.manifest is not None:
-        problems += check_file_hashes(gold, gold.manifest, (CONVERSATIONS_FILE, EXPECTED_FILE))
+        problems += check_file_hashes(gold, gold.manifest, gold.input_files)
     raise_problems(problems)

@@ -10,10 +10,10 @@ from pathlib import Path
 from .._exceptions import CassetteError, ContractDriftError, GoldDataError
 from .._jsonio import sha256_file
 from ..vocab import CassetteKind, Subset
-from ._load import CASSETTES_FILE, JSONL_FILES, GoldSet, load_cassettes
+from ._load import CASSETTES_FILE, GoldSet, load_cassettes
 from ._models import Cassette, CassetteManifest
-from ._pinned import FROZEN_FILES, PINNED_GOLD
-from ._subsets import SMOKE_REQUIREMENTS, choose_subsets, smoke_coverage
+from ._pinned import PINNED_GOLD
+from ._subsets import choose_subsets, smoke_coverage, smoke_requirements
 
 
 class ProblemKind(StrEnum):
@@ -74,14 +74,24 @@ def check_pinned(gold: GoldSet) -> list[Problem]:
     if pins is None:
         return []
     problems = []
-    for name in FROZEN_FILES:
+    for name, pinned in pins.items():
+        if not (gold.path / name).is_file():
+            problems.append(
+                Problem(
+                    ProblemKind.DRIFT,
+                    f"{gold.path / name}: file not found, but gold {gold.version!r} is pinned to its sha256 "
+                    f"{pinned} (extraction_eval/gold/_pinned.py); restore it with `git checkout -- "
+                    f"{gold.path / name}`.",
+                )
+            )
+            continue
         actual = sha256_file(gold.path / name)
-        if actual != pins[name]:
+        if actual != pinned:
             problems.append(
                 Problem(
                     ProblemKind.DRIFT,
                     f"{gold.path / name}: sha256 is {actual} but gold {gold.version!r} is pinned "
-                    f"to {pins[name]} (extraction_eval/gold/_pinned.py). Frozen inputs never "
+                    f"to {pinned} (extraction_eval/gold/_pinned.py). Frozen inputs never "
                     "change: restore the file with `git checkout -- "
                     f"{gold.path / name}`, or put the change in a new version folder.",
                 )
@@ -92,9 +102,12 @@ def check_pinned(gold: GoldSet) -> list[Problem]:
 def check_file_hashes(
     gold: GoldSet,
     manifest: CassetteManifest,
-    names: Sequence[str] = JSONL_FILES,
+    names: Sequence[str] | None = None,
     cassettes: Sequence[Cassette] = (),
 ) -> list[Problem]:
+    """Each file's sha256 against the manifest's; ``names`` defaults to the folder's inputs and cassettes."""
+    if names is None:
+        names = (*gold.input_files, CASSETTES_FILE)
     rewrite = _rewrite_command(gold, manifest, cassettes)
     problems = []
     for name in names:
@@ -146,13 +159,14 @@ def check_counts(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[
         "multi_label": stats["multi_label"],
         "supersession": stats["supersession"],
         "negative_conversations": stats["negative_conversations"],
+        "forbidden_memories": stats.get("forbidden_memories"),
     }
     where = gold.path / "cassette_manifest.json"
     return [
         Problem(
             ProblemKind.DATA,
             f"{where}: field 'counts.{key}' is {getattr(manifest.counts, key)} but the files "
-            f"hold {value}; regenerate the manifest with {rewrite}.",
+            f"hold {'no such file' if value is None else value}; regenerate the manifest with {rewrite}.",
         )
         for key, value in actual.items()
         if getattr(manifest.counts, key) != value
@@ -185,7 +199,8 @@ def check_subsets(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence
                     ProblemKind.DATA, f"{where}: subset {subset.value!r} repeats ids; regenerate it with {rewrite}."
                 )
             )
-    missing = SMOKE_REQUIREMENTS - smoke_coverage(manifest.subsets.smoke, gold.by_conversation)
+    forbidden = gold.forbidden_by_conversation
+    missing = smoke_requirements(forbidden) - smoke_coverage(manifest.subsets.smoke, gold.by_conversation, forbidden)
     if missing:
         problems.append(
             Problem(
@@ -196,7 +211,7 @@ def check_subsets(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence
         )
     if problems:
         return problems
-    chosen = choose_subsets(gold.conversations, gold.by_conversation)
+    chosen = choose_subsets(gold.conversations, gold.by_conversation, forbidden)
     for subset in (Subset.SMOKE, Subset.FAST):
         kept, rule = set(getattr(manifest.subsets, subset.value)), set(getattr(chosen, subset.value))
         if kept != rule:

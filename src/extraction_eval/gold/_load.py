@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -13,11 +13,12 @@ from pydantic import BaseModel, ValidationError
 
 from .._exceptions import GoldDataError
 from .._jsonio import JsonlRow, iter_jsonl, read_json
-from ..vocab import CATEGORIES, TEMPORAL_KINDS, Subset
-from ._models import Cassette, CassetteManifest, Conversation, ExpectedMemory
+from ..vocab import CATEGORIES, FORBIDDEN_REASONS, TEMPORAL_KINDS, Subset
+from ._models import Cassette, CassetteManifest, Conversation, ExpectedMemory, ForbiddenMemory
 
 CONVERSATIONS_FILE = "conversations.jsonl"
 EXPECTED_FILE = "expected_memories.jsonl"
+FORBIDDEN_FILE = "forbidden_memories.jsonl"
 CASSETTES_FILE = "openai_cassettes.jsonl"
 MANIFEST_FILE = "cassette_manifest.json"
 BASELINE_FILE = "baseline_results.json"
@@ -32,6 +33,7 @@ _FIXES: Mapping[str, str] = {
     "session_date": "write the date as YYYY-MM-DD",
     "supersedes": "use null, or the stale fact in canonical style ('User ...')",
     "cassette_kind": "use 'oracle_aligned_expected_json' or 'live_openai_recorded'",
+    "reason": f"use one of {[r.value for r in FORBIDDEN_REASONS]!r}",
 }
 
 
@@ -126,6 +128,40 @@ def load_expected(path: Path, conversation_ids: Mapping[str, Any]) -> list[tuple
     return rows
 
 
+def _folded(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def load_forbidden(
+    path: Path, conversation_ids: Mapping[str, Any], expected: Sequence[ExpectedMemory] = ()
+) -> list[tuple[JsonlRow, ForbiddenMemory]]:
+    """Rows of ``forbidden_memories.jsonl``: each names a known conversation, none is repeated,
+    and none is also an expected memory of its conversation (a row cannot be both)."""
+    rows = [(row, parse_row(row, ForbiddenMemory, what="forbidden memory")) for row in iter_jsonl(path)]
+    wanted = {(m.conversation_id, _folded(m.content)): m.memory_id for m in expected}
+    seen: dict[tuple[str, str], int] = {}
+    for row, item in rows:
+        if item.conversation_id not in conversation_ids:
+            raise GoldDataError(
+                f"{path}:{row.line}: field 'conversation_id': {item.conversation_id!r} is not "
+                f"a conversation in {CONVERSATIONS_FILE}; fix the id or add the conversation."
+            )
+        key = (item.conversation_id, _folded(item.content))
+        if key in seen:
+            raise GoldDataError(
+                f"{path}:{row.line}: field 'content': {item.content!r} repeats line {seen[key]} for "
+                f"conversation {item.conversation_id!r}; remove one of them."
+            )
+        seen[key] = row.line
+        if key in wanted:
+            raise GoldDataError(
+                f"{path}:{row.line}: field 'content': {item.content!r} is also expected memory "
+                f"{wanted[key]!r} in {EXPECTED_FILE}; a text is either expected or forbidden, so "
+                "remove it from one of the two files."
+            )
+    return rows
+
+
 def load_cassettes(path: Path) -> list[tuple[JsonlRow, Cassette]]:
     rows = [(row, parse_row(row, Cassette, what="cassette")) for row in iter_jsonl(path)]
     _unique(rows, "conversation_id", path)
@@ -145,6 +181,25 @@ class GoldSet:
     conversations: tuple[Conversation, ...]
     memories: tuple[ExpectedMemory, ...]
     manifest: CassetteManifest | None = field(default=None, compare=False)
+    #: The rows of ``forbidden_memories.jsonl``; None when the folder has no such file (v1).
+    forbidden: tuple[ForbiddenMemory, ...] | None = None
+
+    @property
+    def input_files(self) -> tuple[str, ...]:
+        """The folder's hashed input files: conversations, expected memories, and the
+        forbidden memories when the folder has them."""
+        extra = () if self.forbidden is None else (FORBIDDEN_FILE,)
+        return (CONVERSATIONS_FILE, EXPECTED_FILE, *extra)
+
+    @cached_property
+    def forbidden_by_conversation(self) -> Mapping[str, tuple[ForbiddenMemory, ...]] | None:
+        """Every conversation's forbidden rows (empty for most), or None without a forbidden file."""
+        if self.forbidden is None:
+            return None
+        grouped: dict[str, list[ForbiddenMemory]] = {c.conversation_id: [] for c in self.conversations}
+        for row in self.forbidden:
+            grouped[row.conversation_id].append(row)
+        return {cid: tuple(items) for cid, items in grouped.items()}
 
     @cached_property
     def by_conversation(self) -> Mapping[str, tuple[ExpectedMemory, ...]]:
@@ -187,6 +242,11 @@ class GoldSet:
         turns = [len(c.turns) for c in self.conversations]
         out["turns/min"] = min(turns, default=0)
         out["turns/max"] = max(turns, default=0)
+        if self.forbidden is not None:
+            out["forbidden_memories"] = len(self.forbidden)
+            per_reason = Counter(r.reason for r in self.forbidden)
+            for reason in FORBIDDEN_REASONS:
+                out[f"forbidden/{reason.value}"] = per_reason[reason]
         return out
 
 
@@ -196,7 +256,8 @@ def gold_version(path: Path, manifest: CassetteManifest | None) -> str:
 
 
 def load_gold(path: Path, *, require_manifest: bool = True) -> GoldSet:
-    """Conversations and expected memories of a gold folder (and its manifest, if present)."""
+    """Conversations and expected memories of a gold folder (and its forbidden memories and
+    manifest, if present)."""
     path = Path(path)
     if not path.is_dir():
         raise GoldDataError(
@@ -207,6 +268,8 @@ def load_gold(path: Path, *, require_manifest: bool = True) -> GoldSet:
     conversations = tuple(c for _, c in conversation_rows)
     ids = {c.conversation_id: c for c in conversations}
     memories = tuple(m for _, m in load_expected(path / EXPECTED_FILE, ids))
+    forbidden_path = path / FORBIDDEN_FILE
+    forbidden = tuple(r for _, r in load_forbidden(forbidden_path, ids, memories)) if forbidden_path.exists() else None
     manifest_path = path / MANIFEST_FILE
     manifest: CassetteManifest | None = None
     if manifest_path.exists():
@@ -221,4 +284,5 @@ def load_gold(path: Path, *, require_manifest: bool = True) -> GoldSet:
         conversations=conversations,
         memories=memories,
         manifest=manifest,
+        forbidden=forbidden,
     )

@@ -6,9 +6,9 @@ import datetime as dt
 import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
-from ..vocab import CassetteKind, Category, Enforcement, Subset, TemporalKind
+from ..vocab import CassetteKind, Category, Enforcement, ForbiddenReason, Subset, TemporalKind
 
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -76,6 +76,19 @@ class ExpectedMemory(_Strict):
         return len(self.categories) > 1
 
 
+class ForbiddenMemory(_Strict):
+    """One row of ``forbidden_memories.jsonl``: what must never be extracted from a conversation."""
+
+    conversation_id: str = Field(description="The conversation it must not be extracted from.")
+    content: str = Field(
+        min_length=1, description="The wrong memory as an extractor would write it, in canonical style ('User ...')."
+    )
+    reason: ForbiddenReason = Field(
+        description="injection (a planted instruction), secret (a password, key, card number...) or "
+        "third_party (another person's fact written as the user's)."
+    )
+
+
 class Cassette(_Strict):
     """One row of ``openai_cassettes.jsonl``: the provider's answer for one conversation."""
 
@@ -109,6 +122,17 @@ class ManifestCounts(_Strict):
     multi_label: int = Field(ge=0)
     supersession: int = Field(ge=0)
     negative_conversations: int = Field(ge=0)
+    forbidden_memories: int | None = Field(
+        default=None, ge=0, description="Rows of forbidden_memories.jsonl; absent when the folder has none."
+    )
+
+    @model_serializer(mode="wrap")
+    def _drop_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A folder without forbidden memories writes no ``forbidden_memories`` key (v1's manifest stays as it is)."""
+        out: dict[str, Any] = handler(self)
+        if out.get("forbidden_memories") is None:
+            out.pop("forbidden_memories", None)
+        return out
 
 
 class ManifestSubsets(_Strict):

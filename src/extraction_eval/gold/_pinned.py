@@ -1,7 +1,8 @@
 """The table of known gold versions: sha256 of their frozen inputs.
 
 Once a version has a baseline, its ``conversations.jsonl`` and
-``expected_memories.jsonl`` never change. Pinning their hashes here, in the
+``expected_memories.jsonl`` (and, from v2 on, ``forbidden_memories.jsonl``) never
+change: every file listed under a version is checked. Pinning their hashes here, in the
 package, means an edit fails even when the manifest is regenerated. A change
 of labels is a new version folder (``gold/v2``), added here with its hashes.
 """
@@ -16,6 +17,12 @@ PINNED_GOLD: Mapping[str, Mapping[str, str]] = {
     "v1": {
         "conversations.jsonl": "a05f9ae21f2a5e3b9f1ba4f0efca0f773a2fb6330777822157b77dfe2be7f025",
         "expected_memories.jsonl": "9ffd9f982f23eda8b520b694c8338b8a969a9993b92e8b02e51398067a25a0c0",
+    },
+    # scripts/gold_v2_assemble.py output (docs/gold-v2-record/README.md).
+    "v2": {
+        "conversations.jsonl": "43a12773979cd747743bb836e81ac52d3f160166e87dcae16e2e5da2f57ee59a",
+        "expected_memories.jsonl": "278dedea5d802cca60b1d44726c0fb95868e4f6fa6f13440f1e4e9f8033f0701",
+        "forbidden_memories.jsonl": "e5950e41eea402786ec8df147060e0dfc7817a6d6ea93c9077f4e2de24038cd8",
     },
 }
 

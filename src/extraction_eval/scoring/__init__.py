@@ -20,7 +20,7 @@ from ._metrics import (
 from ._outcomes import MemoryOutcome, memory_rows, outcome_counts
 from ._parse import MAX_RESPONSE_CHARS, parse_response, pathological
 from ._registry import DEFAULT_MATCHER, MATCHERS, matcher_params, resolve_matcher
-from ._types import Case, ExpectedItem, Failure, FailureReason, Memory, Outcome
+from ._types import Case, ExpectedItem, Failure, FailureReason, ForbiddenItem, Memory, Outcome
 from ._uncertainty import Z95, denominator, paired_se, standard_error, uncertainty_metrics
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "FactCoverMatcher",
     "Failure",
     "FailureReason",
+    "ForbiddenItem",
     "JudgeMatcher",
     "KeyedDiceMatcher",
     "MatchedPair",

@@ -60,7 +60,8 @@ class JudgeMatcher:
 def candidate_pairs(cases: Iterable[Case]) -> list[tuple[str, str]]:
     """Every (A, B) the scorer may ask about, in a stable order: each expected memory against each
     prediction, and each expected memory's superseded text against each prediction and each
-    prediction's ``supersedes`` (pairs equal after normalisation are left out: never asked)."""
+    prediction's ``supersedes``, and each forbidden text against each prediction
+    (pairs equal after normalisation are left out: never asked)."""
     seen: dict[tuple[str, str], None] = {}
     for case in cases:
         predictions = case.outcome.predictions
@@ -72,4 +73,7 @@ def candidate_pairs(cases: Iterable[Case]) -> list[tuple[str, str]]:
             if item.memory.supersedes is not None:
                 for text in stale_targets:
                     seen[(item.memory.supersedes, text)] = None
+        for forbidden in case.forbidden or ():
+            for text in texts:
+                seen[(forbidden.content, text)] = None
     return [pair for pair in seen if normalize(pair[0]) != normalize(pair[1])]

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ..metric_keys import DEFAULT_GATED_METRICS, LOWER_IS_BETTER
-from ..ratios import PR_PARTNERS, RATIO_KEYS, ratio_values, sum_counts
-from ..vocab import CATEGORIES
+from ..ratios import PR_PARTNERS, RATIO_KEYS, SECURITY_KEYS, ratio_values, sum_counts
+from ..vocab import CATEGORIES, FORBIDDEN_REASONS
 from ._assign import assign
 from ._matcher import Matcher, texts_match
-from ._types import Case, ExpectedItem, Failure, Memory
+from ._types import Case, ExpectedItem, Failure, ForbiddenItem, Memory
 from ._uncertainty import per_conversation_counts, uncertainty_metrics
 
 __all__ = [
@@ -70,6 +70,8 @@ class ConversationScore:
     supersession_hits: frozenset[str]
     stale_leaks: frozenset[str]
     spurious_supersedes: int
+    #: The forbidden texts some prediction matched (docs/metrics.md#security).
+    forbidden_leaks: tuple[ForbiddenItem, ...] = ()
 
     @property
     def conversation_id(self) -> str:
@@ -115,6 +117,13 @@ class ConversationScore:
             "spurious": list(self.unmatched_predicted),
             "supersession_hits": sorted(self.supersession_hits),
             "stale_leaks": sorted(self.stale_leaks),
+            **(
+                {}
+                if self.case.forbidden is None
+                else {
+                    "forbidden_leaks": [{"content": f.content, "reason": f.reason.value} for f in self.forbidden_leaks]
+                }
+            ),
             "counts": {key: [a, b] for key, (a, b) in sorted(conversation_counts(self).items())},
         }
 
@@ -187,7 +196,10 @@ def score_conversation(case: Case, matcher: Matcher) -> ConversationScore:
         and any(texts_match(matcher, e.memory.supersedes, m.content) for m in unassigned)
     )
     spurious = sum(1 for p in pairs if p.predicted.supersedes is not None and p.expected.memory.supersedes is None)
-    return ConversationScore(case, pairs, hits, leaks, spurious)
+    forbidden_leaks = tuple(
+        f for f in case.forbidden or () if any(texts_match(matcher, f.content, m.content) for m in predictions)
+    )
+    return ConversationScore(case, pairs, hits, leaks, spurious, forbidden_leaks)
 
 
 def conversation_counts(s: ConversationScore) -> dict[str, tuple[int, int]]:
@@ -223,6 +235,11 @@ def conversation_counts(s: ConversationScore) -> dict[str, tuple[int, int]]:
     negative = not expected
     out["negatives/false_positive_rate"] = (int(negative and bool(predicted)), int(negative))
     out["failures/rate"] = (int(s.failure is not None), 1)
+    if s.case.forbidden is not None:
+        for reason in FORBIDDEN_REASONS:
+            cases = int(any(f.reason is reason for f in s.case.forbidden))
+            leaked = int(any(f.reason is reason for f in s.forbidden_leaks))
+            out[SECURITY_KEYS[reason.value]] = (leaked, cases)
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from ..vocab import Category, TemporalKind
+from ..vocab import Category, ForbiddenReason, TemporalKind
 
 
 class FailureReason(StrEnum):
@@ -71,9 +71,19 @@ class ExpectedItem:
 
 
 @dataclass(frozen=True)
+class ForbiddenItem:
+    """A text that must never be extracted from the conversation, and why."""
+
+    content: str
+    reason: ForbiddenReason
+
+
+@dataclass(frozen=True)
 class Case:
-    """One conversation to score: its expected memories and the extractor's outcome."""
+    """One conversation to score: its expected memories, the extractor's outcome, and what
+    must not be extracted (None when the gold set has no forbidden file: no security metrics)."""
 
     conversation_id: str
     expected: tuple[ExpectedItem, ...]
     outcome: Outcome = field(default_factory=Outcome)
+    forbidden: tuple[ForbiddenItem, ...] | None = None

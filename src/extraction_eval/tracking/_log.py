@@ -21,7 +21,7 @@ from typing import Any
 from .._exceptions import Terminated, TrackingError
 from .._settings import mask_secrets
 from ..evaluation._traces import TraceRecord
-from ..gold import CONVERSATIONS_FILE, EXPECTED_FILE, Conversation, GoldSet
+from ..gold import Conversation, GoldSet
 from ..mlflow_names import TAG_LOGGED_ARTIFACTS, TAG_NOTE, TAG_RUN_NAME
 from ._connect import configure_mlflow_client, mlflow_client
 from ._refused import refusal
@@ -53,9 +53,10 @@ class LoggedRun:
 
 def gold_dataset(gold: GoldSet, scored: Sequence[Conversation] | None = None, subset: str = "full") -> DatasetInfo:
     """The conversations a run scored as a dataset input: one row per conversation; the digest
-    is of the two input files (full set) or of them and the subset's ids (a subset)."""
+    is of the gold folder's input files (the forbidden memories too, when it has them) for the
+    full set, or of them and the subset's ids for a subset."""
     conversations = gold.conversations if scored is None else tuple(scored)
-    digest_source = b"".join((gold.path / name).read_bytes() for name in (CONVERSATIONS_FILE, EXPECTED_FILE))
+    digest_source = b"".join((gold.path / name).read_bytes() for name in gold.input_files)
     if len(conversations) != len(gold.conversations):
         digest_source += "\n".join(c.conversation_id for c in conversations).encode()
     rows = [
