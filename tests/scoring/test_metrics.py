@@ -325,7 +325,7 @@ def test_the_detail_row_of_an_ok_conversation_whole() -> None:
     )
     assert scored.to_json() == {
         "conversation_id": "S",
-        "status": "ok",
+        "status": "partial",  # s2 temporal kind wrong, the jazz prediction spurious (issue 13)
         "failure_reason": None,
         "error": None,
         "expected": [
