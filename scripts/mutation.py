@@ -120,7 +120,7 @@ def narrowed_pyproject(module: str) -> str:
 
 def run_module(module: str, scratch_root: Path, max_children: int, keep: bool) -> ModuleResult:
     scratch = Path(tempfile.mkdtemp(prefix=module.replace("/", "_").removesuffix(".py") + "-", dir=scratch_root))
-    for name in ("src", "tests", "gold", "docs"):
+    for name in ("src", "tests", "gold", "docs", "scripts"):  # tests run some scripts (gold_shape.py)
         shutil.copytree(REPO / name, scratch / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     (scratch / "pyproject.toml").write_text(narrowed_pyproject(module), encoding="utf-8")
     mutmut = [sys.executable, "-m", "mutmut"]

@@ -385,3 +385,30 @@ def test_duplicate_predictions_with_different_labels_the_first_is_matched() -> N
 
     assert judged((right, wrong)) == (1.0, 1.0, [0])
     assert judged((wrong, right)) == (0.0, 0.0, [0])
+
+
+# docs/data-format.md, per_conversation.jsonl `status`: what happened, one value per case
+_ONE = (ExpectedItem("x1", mem(ALLERGY, {F}, DUR)),)
+_TWO = (ExpectedItem("x1", mem(ALLERGY, {F}, DUR)), ExpectedItem("x2", mem(LISBON, {F}, CUR)))
+
+
+@pytest.mark.parametrize(
+    ("expected", "outcome", "status"),
+    [
+        (_ONE, Outcome((mem(ALLERGY, {F}, DUR),)), "all_matched"),
+        (_TWO, Outcome((mem(ALLERGY, {F}, DUR), mem(LISBON, {F}, CUR))), "all_matched"),
+        (_TWO, Outcome((mem(ALLERGY, {F}, DUR),)), "partial"),  # one expected missed
+        (_ONE, Outcome((mem(ALLERGY, {F}, DUR), mem("User likes jazz.", {PR}, DUR))), "partial"),  # spurious
+        (_ONE, Outcome((mem(ALLERGY, {PR}, DUR),)), "partial"),  # matched, category wrong
+        (_ONE, Outcome((mem(ALLERGY, {F}, CUR),)), "partial"),  # matched, temporal kind wrong
+        (_ONE, Outcome(()), "all_missed"),
+        (_ONE, Outcome((mem("User likes jazz.", {PR}, DUR),)), "all_missed"),  # predicted, none matched
+        ((), Outcome(()), "negative_ok"),
+        ((), Outcome((mem("User likes jazz.", {PR}, DUR),)), "false_positive"),
+        (_ONE, Outcome.failed(FailureReason.INVALID_JSON, "x"), "failed"),
+        ((), Outcome.failed(FailureReason.INVALID_JSON, "x"), "failed"),  # a failure is never negative_ok
+    ],
+)
+def test_every_conversation_status(expected: tuple[ExpectedItem, ...], outcome: Outcome, status: str) -> None:
+    (scored,) = score([Case("X", expected, outcome)], DEFAULT_MATCHER).conversations
+    assert scored.to_json()["status"] == status
