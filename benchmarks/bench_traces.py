@@ -18,7 +18,6 @@ On the embedded SQLite store (a fresh one, created by one unmeasured run first),
 
 from __future__ import annotations
 
-import argparse
 import compileall
 import json
 import os
@@ -30,6 +29,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from extraction_eval._entry import run_entry
 
 REPO = Path(__file__).resolve().parents[1]
 GOLD = REPO / "gold" / "v1"
@@ -89,11 +93,10 @@ def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, str]:
     return elapsed, proc.stdout
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--genai-repeat", type=int, default=1)
-    args = parser.parse_args()
+def main(
+    repeat: Annotated[int, typer.Option(help="timed cassette runs with and without traces")] = 3,
+    genai_repeat: Annotated[int, typer.Option(help="timed mlflow.genai.evaluate runs")] = 1,
+) -> None:
     compileall.compile_dir(REPO / "src", quiet=1)
     work = Path(tempfile.mkdtemp(prefix="extraction-eval-bench-traces-"))
     uri = f"sqlite:///{work / 'mlflow.db'}"
@@ -108,10 +111,10 @@ def main() -> int:
     counts: dict[str, int] = {}
     try:
         timed(run("--no-traces"), env, REPO)  # creates the store, its tables and the experiment: not measured
-        for index in range(args.repeat):
+        for index in range(repeat):
             samples["no_traces"].append(timed(run("--no-traces"), env, REPO)[0])
             samples["traces"].append(timed(run(), env, REPO)[0])
-            if index >= args.genai_repeat:
+            if index >= genai_repeat:
                 continue
             elapsed, stdout = timed(genai, env, REPO)
             result = json.loads(stdout.strip().splitlines()[-1])
@@ -133,8 +136,7 @@ def main() -> int:
         "samples_s": {k: [round(x, 3) for x in v] for k, v in samples.items()},
     }
     print(json.dumps(report, indent=2))
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_entry(main, __doc__.splitlines()[0])

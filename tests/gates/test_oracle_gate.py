@@ -365,6 +365,10 @@ def test_the_pr_body_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path) ->
     )
     env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("LC_")}
     env.update(LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONIOENCODING="utf-8")
+    # the child imports the same code as this process (under mutation testing: the mutant)
+    import extraction_eval
+
+    env["PYTHONPATH"] = str(Path(extraction_eval.__file__).parents[1])
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "Zmiana promptu \\u2014 przegl\\u0105d r\\u0119czny."
