@@ -23,7 +23,6 @@ from ._cover_words import (
     CANON,
     CANON_V2,
     DIET_PHRASES_V2,
-    PAST_PHRASES_V2,
     MULTIPLIERS,
     NEGATED_SYNONYMS,
     NEGATED_SYNONYMS_V2,
@@ -33,6 +32,7 @@ from ._cover_words import (
     NEGATORS_V2,
     ONES,
     ORDINALS,
+    PAST_PHRASES_V2,
     PERSON_WORDS,
     STOP,
     STOP_V2,
@@ -86,7 +86,12 @@ _PHRASES = [
 _PAST_V2 = re.compile(PAST_PHRASES_V2, re.I)
 _HALF_V2 = [
     (re.compile(r"\b(?:an?|one)\s+hour\s+and\s+a\s+half\b", re.I), " 90 minutes "),
-    (re.compile(r"\b(\d+)\s+and\s+a\s+half\s+(hours?|days?|weeks?|years?|km|miles?|kilometres?|kilometers?)\b", re.I), r" \1.5 \2 "),
+    (
+        re.compile(
+            r"\b(\d+)\s+and\s+a\s+half\s+(hours?|days?|weeks?|years?|km|miles?|kilometres?|kilometers?)\b", re.I
+        ),
+        r" \1.5 \2 ",
+    ),
 ]
 # Units of one dimension, by their canonical form: (dimension, how many base units one is).
 _UNITS_V2 = {
@@ -109,18 +114,25 @@ def _number_text(value: float) -> str:
     return text
 
 
-def _converted(words: list[str], found: list[tuple[int, str, bool]]) -> set[str]:
-    """Each number with a unit after it, in the other units of its dimension: 90 minutes = 1.5 hours."""
-    out: set[str] = set()
+def _measures(words: list[str], found: list[tuple[int, str, bool]]) -> set[tuple[str, str]]:
+    """Each number with a unit after it, as (dimension, value in the dimension's smallest unit)."""
+    out: set[tuple[str, str]] = set()
     for index, number, _ in found:
         unit = CANON_V2.get(words[index + 1], words[index + 1]) if index + 1 < len(words) else ""
-        if unit not in _UNITS_V2:
-            continue
-        dimension, size = _UNITS_V2[unit]
-        for other, (other_dimension, other_size) in _UNITS_V2.items():
-            if other_dimension == dimension and other != unit:
-                out.add(_number_text(float(number) * size / other_size))
+        if unit in _UNITS_V2:
+            dimension, size = _UNITS_V2[unit]
+            out.add((dimension, _number_text(float(number) * size)))
     return out
+
+
+def _converted(measures: set[tuple[str, str]]) -> set[str]:
+    """Each measure in every unit of its dimension: 90 minutes is also 1.5 (hours) and 5400 (seconds)."""
+    return {
+        _number_text(float(value) / size)
+        for dimension, value in measures
+        for other_dimension, size in _UNITS_V2.values()
+        if other_dimension == dimension
+    }
 
 
 def _unit_dimension(token: str) -> str | None:
@@ -128,6 +140,8 @@ def _unit_dimension(token: str) -> str | None:
         if _stem(unit, "2") == token:
             return dimension
     return None
+
+
 _DIET_V2 = [(re.compile(pattern, re.I), replacement) for pattern, replacement in DIET_PHRASES_V2]
 _STEP_SPLIT = re.compile(r"\bthen\b|;|->|→|\bafter that\b|\bnext\b|\bfinally\b", re.IGNORECASE)
 
@@ -180,6 +194,7 @@ class _Text:
     subject_person: str | None  # 'partner' in "User's partner ..."
     steps: tuple[tuple[str, ...], ...]
     times_of_day: frozenset[str] = frozenset()
+    measures: frozenset[tuple[str, str]] = frozenset()  # (dimension, value in its smallest unit)
 
 
 def _date(month: int, day: str, year: str | None = None) -> str:
@@ -292,7 +307,8 @@ def analyse(text: str, version: str = "1") -> _Text:
     words_all, found = _numbers_in(words_all)
     # 'one' and 'a' are interchangeable ('one 10-minute game' / 'a 10-minute game'); a written 1 is a key.
     numbers = {n for _, n, digits in found if n != "1" or digits}
-    values = {n for _, n, _ in found} | (_converted(words_all, found) if lex.v2 else set())
+    measures = _measures(words_all, found) if lex.v2 else set()
+    values = {n for _, n, _ in found} | _converted(measures)
     meridiem = {w for w in words_all if w in ("am", "pm")}
     days = {w.rstrip("s") for w in words_all if w.rstrip("s") in _WEEKDAYS or w in _WEEKDAYS}
     months = {w for w in re.findall(r"[A-Za-z]+", raw) if w.casefold() in _MONTH_NAMES and w[0].isupper()}
@@ -317,6 +333,7 @@ def analyse(text: str, version: str = "1") -> _Text:
         subject_person=subject_person,
         steps=tuple(s for s in steps if s),
         times_of_day=times_of_day,
+        measures=frozenset(measures),
     )
 
 
@@ -487,7 +504,9 @@ def _other_person(gold: _Text, cand: _Text) -> str | None:
     """A person the expected text does not name, before the candidate states the fact: 'Their partner is ...'."""
     gold_people = {_stem(w, "2") for w in gold.words if w in PERSON_WORDS}
     words = cand.words_in_order
-    anchors = [j for j, w in enumerate(words) if w not in STOP_V2 and any(_agree(_stem(w, "2"), t) for t in gold.tokens)]
+    anchors = [
+        j for j, w in enumerate(words) if w not in STOP_V2 and any(_agree(_stem(w, "2"), t) for t in gold.tokens)
+    ]
     first = anchors[0] if anchors else len(words)
     for w in words[:first]:
         if w in PERSON_WORDS and _stem(w, "2") not in gold_people:
@@ -544,6 +563,10 @@ class FactCoverMatcher:
             return 0.0, "am/pm differs"
         if gold.times_of_day and cand.times_of_day and not gold.times_of_day & cand.times_of_day:
             return 0.0, "time of day differs"
+        cand_dimensions = {dimension for dimension, _ in cand.measures}
+        other_measures = {m for m in gold.measures - cand.measures if m[0] in cand_dimensions}
+        if other_measures:
+            return 0.0, f"another quantity of {', '.join(sorted({d for d, _ in other_measures}))}"
         if v2 and gold.days and cand.days - gold.days:
             return 0.0, f"weekday {', '.join(sorted(cand.days - gold.days))} is not in the expected text"
         if v2:
@@ -568,8 +591,8 @@ class FactCoverMatcher:
             initials = _initialisms(cand.words_in_order)
             covered = [ok or (2 <= len(t) <= 4 and t in initials) for t, ok in zip(gold.tokens, covered, strict=True)]
             # '90 minutes' / '1.5 hours': the numbers agreed above; a unit of the same dimension states the unit
-            cand_dimensions = {_unit_dimension(t) for t in cand.tokens} - {None}
-            covered = [ok or _unit_dimension(t) in cand_dimensions for t, ok in zip(gold.tokens, covered, strict=True)]
+            units: set[str | None] = {_unit_dimension(t) for t in cand.tokens} - {None}
+            covered = [ok or _unit_dimension(t) in units for t, ok in zip(gold.tokens, covered, strict=True)]
         if len(gold.steps) >= 2:
             unique = _unique_steps(gold.steps)
             for index, step in enumerate(unique):

@@ -223,8 +223,7 @@ NEGATORS_V2 = NEGATORS | _words("nothing none")
 NEGATIVE_VERBS_V2 = {
     **NEGATIVE_VERBS,
     **dict.fromkeys(
-        "annoy annoying irritates irritated irritating bothers bothered frustrates frustrated frustrating "
-        "dislikes".split(),
+        _words("annoy annoying irritates irritated irritating bothers bothered frustrates frustrated frustrating"),
         "like",
     ),
     "avoided": "do",
@@ -244,18 +243,21 @@ DIET_PHRASES_V2 = (
 )
 # Times of day and parts of the week: when both texts name one, they must agree.
 TIMES_OF_DAY_V2 = _words(
-    "morning mornings afternoon afternoons evening evenings night nights noon midnight weekend weekends weekday weekdays"
+    "morning mornings afternoon afternoons evening evenings night nights noon midnight "
+    "weekend weekends weekday weekdays"
 )
 # Words that say the opposite of each other: one in the expected text, the other in the candidate.
 ANTONYMS_V2 = tuple(
     tuple(pair.split("/"))
-    for pair in """
+    for pair in _words(
+        """
     short/long short/detailed short/lengthy brief/detailed concise/detailed dark/light early/late hot/cold
     cheap/expensive start/finish start/end buy/sell win/lose pass/fail accept/reject accept/decline open/close
     arrive/leave join/leave lend/borrow give/receive teach/learn increase/decrease increase/reduce more/less
     more/fewer before/after include/exclude morning/evening morning/night remote/office upstairs/downstairs
     weekday/weekend first/last older/younger big/small
-    """.split()
+    """
+    )
 )
 # Phrases that say a fact no longer holds ('used to smoke' is not 'smokes').
 PAST_PHRASES_V2 = r"\bused\s+to\b|\bformerly\b|\bpreviously\b|\bgave\s+up\b|\bgive\s+up\b|\bgiving\s+up\b"
