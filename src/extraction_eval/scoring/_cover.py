@@ -34,6 +34,7 @@ from ._cover_words import (
     ORDINALS,
     PAST_PHRASES_V2,
     PERSON_WORDS,
+    ROLES_V2,
     STOP,
     STOP_V2,
     TENS,
@@ -84,7 +85,13 @@ _PHRASES = [
     (re.compile(r"->|→|=>"), " then "),
 ]
 _PAST_V2 = re.compile(PAST_PHRASES_V2, re.I)
-_HALF_V2 = [
+_PAST_WORDS_V2 = frozenset({"was", "were", "had", "did", "ago", "until", "formerly", "previously", "used"})
+_WEEKDAY_ABBR = {day[:3].capitalize(): f" {day.capitalize()}" for day in _WEEKDAYS}
+_HALF_V2: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    (
+        re.compile(r"\b(Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)(s?)\b\.?"),
+        lambda m: _WEEKDAY_ABBR[m.group(1)[:3]] + m.group(2),
+    ),
     (re.compile(r"\b(?:an?|one)\s+hour\s+and\s+a\s+half\b", re.I), " 90 minutes "),
     (
         re.compile(
@@ -195,6 +202,9 @@ class _Text:
     steps: tuple[tuple[str, ...], ...]
     times_of_day: frozenset[str] = frozenset()
     measures: frozenset[tuple[str, str]] = frozenset()  # (dimension, value in its smallest unit)
+    past_habit: bool = False  # 'used to', 'formerly', 'gave up': a fact that no longer holds
+    past_tense: bool = False  # a verb in the past tense, or 'until', 'ago'
+    first_word: str = ""  # the first word as written
 
 
 def _date(month: int, day: str, year: str | None = None) -> str:
@@ -267,8 +277,10 @@ def analyse(text: str, version: str = "1") -> _Text:
             raw = pattern.sub(replacement, raw)
     for pattern, replacement in _PHRASES:
         raw = pattern.sub(replacement, raw)
+    past_habit = False
     if lex.v2:
-        raw = _PAST_V2.sub(" not ", raw)
+        past_habit = bool(_PAST_V2.search(raw))
+        raw = _PAST_V2.sub(" ", raw)
         for pattern, replacement in _DIET_V2:
             raw = pattern.sub(replacement, raw)
     raw = _ORDINAL_DIGITS.sub(r" \1 ", raw)
@@ -334,6 +346,9 @@ def analyse(text: str, version: str = "1") -> _Text:
         steps=tuple(s for s in steps if s),
         times_of_day=times_of_day,
         measures=frozenset(measures),
+        past_habit=past_habit,
+        past_tense=any(w in _PAST_WORDS_V2 or (len(w) > 4 and w.endswith("ed")) for w in words_all),
+        first_word=next(iter(re.findall(r"[^\W\d_]+", raw)), ""),
     )
 
 
@@ -502,16 +517,35 @@ def _step_positions(steps: list[tuple[str, ...]], cand: tuple[str, ...]) -> list
 
 def _other_person(gold: _Text, cand: _Text) -> str | None:
     """A person the expected text does not name, before the candidate states the fact: 'Their partner is ...'."""
-    gold_people = {_stem(w, "2") for w in gold.words if w in PERSON_WORDS}
+    if gold.first_word.casefold() in ("user", "the") and cand.first_word[:1].isupper():
+        subject = cand.first_word.casefold()
+        after = cand.words_in_order[1:2]
+        if subject not in gold.words and subject not in STOP_V2 and after and after[0] in _SUBJECT_VERBS:
+            return subject  # 'Marco has type 2 diabetes'
+    gold_people = {_stem(w, "2") for w in gold.words if w in PERSON_WORDS or w in _PARTNERS}
     words = cand.words_in_order
     anchors = [
         j for j, w in enumerate(words) if w not in STOP_V2 and any(_agree(_stem(w, "2"), t) for t in gold.tokens)
     ]
     first = anchors[0] if anchors else len(words)
     for w in words[:first]:
-        if w in PERSON_WORDS and _stem(w, "2") not in gold_people:
+        if (w in PERSON_WORDS or w in _PARTNERS) and _stem(w, "2") not in gold_people:
             return w
     return None
+
+
+_SUBJECT_VERBS = frozenset(
+    {"is", "has", "was", "had", "does", "did", "s", "likes", "loves", "prefers", "works", "lives"}
+)
+_PARTNERS = frozenset({"partner", "wife", "husband", "spouse", "boyfriend", "girlfriend", "fiance", "fiancee"})
+
+
+def _person_dropped(gold: _Text, cand: _Text) -> bool:
+    """The expected text is about the user's someone ('User's daughter is ...'); the candidate never names them."""
+    person = gold.subject_person
+    if person is None:
+        return False
+    return not any(_stem(w, "2") == _stem(person, "2") for w in cand.words)
 
 
 @lru_cache(maxsize=1)
@@ -573,12 +607,24 @@ class FactCoverMatcher:
             opposite = _antonym(gold.tokens, cand.tokens)
             if opposite is not None:
                 return 0.0, f"opposite: '{opposite[0]}' / '{opposite[1]}'"
-        if cand.subject_person and cand.subject_person != gold.subject_person:
+        # version 2: 'wife' / 'partner', 'grandma' / 'grandmother' are one person
+        same = v2 and _stem(cand.subject_person or "", "2") == _stem(gold.subject_person or "", "2")
+        if cand.subject_person and cand.subject_person != gold.subject_person and not same:
             return 0.0, f"about the user's {cand.subject_person}, not the user"
         if v2:
             other = _other_person(gold, cand)
             if other is not None:
                 return 0.0, f"about the user's {other}, not the user"
+            roles = {ROLES_V2[w] for w in gold.words if w in ROLES_V2}
+            added = sorted({ROLES_V2[w] for w in cand.words if w in ROLES_V2} - roles)
+            if added:
+                return 0.0, f"another role: {', '.join(added)}"
+            if _person_dropped(gold, cand):
+                return 0.0, f"about the user's {gold.subject_person}, but the candidate does not name them"
+            if gold.past_habit != cand.past_habit and not (cand if gold.past_habit else gold).past_tense:
+                return 0.0, "a fact that no longer holds" + (
+                    " / a current one" if gold.past_habit else ", not a current one"
+                )
         gold_counts, cand_counts = _quantities(gold.number_next), _quantities(cand.number_next)
         for noun in sorted(gold_counts.keys() & cand_counts.keys()):
             if gold_counts[noun] != cand_counts[noun]:

@@ -205,10 +205,41 @@ CANON_V2 = {
             "add": "append appends appended appending tack tacks tacked tacking",
             "sick": "ill",
             "afraid": "scared",
-            "call": "phone",
             "edible": "food",
             "private": "individual",
             "before": "pre prior",
+            "manage": "lead leads leading",
+            "partner": "wife husband spouse boyfriend girlfriend fiance fiancee",
+            "home": "house houses homes",
+            "baby": "infant newborn",
+            "teenager": "teen teens teenagers",
+            "colleague": "coworker coworkers colleagues",
+            "company": "employer firm",
+            "apartment": "flat apartments",
+            "couch": "sofa",
+            "trash": "garbage rubbish",
+            "store": "shop shops stores",
+            "medicine": "medication medications meds",
+            "learn": "study studies studying studied learning learns learned learnt",
+            "walk": "stroll strolls",
+            "anxious": "nervous worried",
+            "tired": "exhausted",
+            "happy": "glad",
+            "hard": "difficult tough",
+            "easy": "simple",
+            "quiet": "silent",
+            "grandmother": "grandma granny nana",
+            "grandfather": "grandpa",
+            "tv": "television",
+            "move": "relocate relocated relocating relocates",
+            "live": "reside resides residing resided",
+            "remember": "recall recalls",
+            "reminder": "reminders remind reminds",
+            "prepare": "prep preps prepping",
+            "vegetable": "veggies veggie vegetables veg",
+            "fridge": "refrigerator",
+            "pan": "skillet",
+            "appointment": "appt",
         }
     ),
 }
@@ -261,3 +292,16 @@ ANTONYMS_V2 = tuple(
 )
 # Phrases that say a fact no longer holds ('used to smoke' is not 'smokes').
 PAST_PHRASES_V2 = r"\bused\s+to\b|\bformerly\b|\bpreviously\b|\bgave\s+up\b|\bgive\s+up\b|\bgiving\s+up\b"
+# Roles a person has in an event or a group: a candidate that gives the user a role the expected
+# text does not is another fact ('is on the platform team' / 'manages the platform team').
+ROLES_V2 = _canon(
+    {
+        "manage": "manage manages managed managing manager lead leads leading led supervise supervises supervising",
+        "teach": "teach teaches teaching taught instructor teacher",
+        "coach": "coach coaches coaching coached",
+        "organize": "organize organizes organizing organized organise organises organising organised organizer host "
+        "hosts hosting hosted",
+        "photograph": "photograph photographs photographing photographed photographer shoot shoots shooting",
+        "officiate": "officiate officiates officiating",
+    }
+)
