@@ -289,3 +289,36 @@ def test_version_2_gold_v1_facts_match_only_one_related_fact() -> None:
         ("User keeps kosher.", "User keeps kosher."),
         ("User has a cousin named Marta.", "User attended their cousin Marta's wedding in Porto on 2026-06-27."),
     }
+
+
+# What each version-2 helper promises, pinned where a whole pair cannot show it (docs/testing.md).
+CASES_V2_EDGES = [
+    # the named-subject rule is for an expected text about the user ('User ...', 'The user ...')
+    ("The user is allergic to peanuts.", "Marco is allergic to peanuts.", 0.0, "about the user's marco, not the user"),
+    (
+        "Her daughter is allergic to peanuts.",
+        "Maya is allergic to peanuts.",
+        0.666666667,
+        "covers 2 of 3 words (missing daughter)",
+    ),
+    # a negated person the expected text names is not 'someone else'
+    ("User has no sister.", "A sister? The user has none.", 0.0, "polarity: '~sister' / 'sister'"),
+    # 'wife' and 'partner' are one person, both ways
+    ("User's partner is a nurse.", "User's wife is a nurse.", 1.0, "covers 2 of 2 words"),
+]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "similarity", "rule"), CASES_V2_EDGES, ids=[f"{a} | {b}" for a, b, _, _ in CASES_V2_EDGES]
+)
+def test_version_2_edges(a: str, b: str, similarity: float, rule: str) -> None:
+    assert M2.explain(a, b) == (similarity, rule)
+
+
+def test_a_steps_position_is_the_median_of_the_words_the_candidate_states() -> None:
+    from extraction_eval.scoring._cover import _step_positions
+
+    # step 1's words sit at 0, 1 and 3 of the candidate: position 1; step 2 is not stated at all
+    assert _step_positions([("w", "y", "z"), ("x", "q")], ("y", "z", "b", "w")) == [1, None]
+    # a word the candidate does not state does not count
+    assert _step_positions([("w", "y", "x")], ("b", "y", "c", "w")) == [3]
