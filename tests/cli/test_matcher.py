@@ -48,7 +48,8 @@ def test_unknown_matcher_and_half_are_refused_with_the_choices() -> None:
     code, output = _calibrate("--matcher", "embedding@1")
     assert code == 2
     assert (
-        "error: --matcher 'embedding@1' is not a known matcher; use one of ['fact-cover@1', 'keyed-dice@3'] "
+        "error: --matcher 'embedding@1' is not a known matcher; "
+        "use one of ['fact-cover@1', 'fact-cover@2', 'keyed-dice@3'] "
         "(or a bare name for its latest version: ['fact-cover', 'keyed-dice'])."
     ) in output
     code, output = _calibrate("--half", "test")
@@ -68,7 +69,7 @@ def test_edited_pairs_are_refused(tmp_path: Path) -> None:
     assert "The calibration set is frozen" in result.output
 
 
-@pytest.mark.parametrize("matcher", [None, "keyed-dice@3"])
+@pytest.mark.parametrize("matcher", [None, "keyed-dice@3", "fact-cover@1"])
 def test_held_out_figures_logged_with_every_run_are_the_calibrate_output(matcher: str | None) -> None:
     """The figures a run logs as params (scoring._registry.HELDOUT_FIGURES) are what calibrate prints now."""
     code, output = _calibrate(*(["--matcher", matcher] if matcher else []))
@@ -83,11 +84,11 @@ def test_held_out_figures_logged_with_every_run_are_the_calibrate_output(matcher
 
 
 def test_the_default_matcher_params() -> None:
-    assert matcher_id(DEFAULT_MATCHER) == "fact-cover@1"
+    assert matcher_id(DEFAULT_MATCHER) == "fact-cover@2"
     assert matcher_params(DEFAULT_MATCHER) == {
-        "matcher.heldout.acceptance": "0.713",
-        "matcher.heldout.refusal": "0.846",
-        "matcher.heldout.precision": "0.874",
-        "matcher.heldout.f1": "0.785",
-        "matcher.heldout.kappa": "0.534",
+        "matcher.heldout.acceptance": "0.731",
+        "matcher.heldout.refusal": "0.886",
+        "matcher.heldout.precision": "0.906",
+        "matcher.heldout.f1": "0.809",
+        "matcher.heldout.kappa": "0.589",
     }

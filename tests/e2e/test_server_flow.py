@@ -187,7 +187,7 @@ except SystemExit as exc:
 
     # 8. fail-closed: another matcher, a missing gated metric, a provider with no baseline
     for name, changes, message in (
-        ("matcher", {"matcher": "embedding@2"}, "matcher 'fact-cover@1' but the baseline has 'embedding@2'"),
+        ("matcher", {"matcher": "embedding@2"}, "matcher 'fact-cover@2' but the baseline has 'embedding@2'"),
         ("metric", {"gated_metrics": ["macro/recall", "recall/nonexistent"]}, "missing or NaN"),
         ("subset", {"subset": "smoke"}, "subset 'full' but the baseline has 'smoke'"),
     ):

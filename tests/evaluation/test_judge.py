@@ -90,7 +90,7 @@ def test_judgments_are_recorded_during_record_and_replayed_for_free(
     assert metrics["micro/recall"] == pytest.approx(6 / 8)
     assert metrics["supersession/recall"] == pytest.approx(1.0)  # t02's stale text, predicted as its supersedes
     run_id = json.loads((out / "run.json").read_text())["run_id"]
-    assert MlflowClient(local_store).get_run(run_id).data.tags["matcher"] == "judge@1"
+    assert MlflowClient(local_store).get_run(run_id).data.tags["matcher"] == "judge@1:gpt-4o-mini"
 
     # replay: no key, no server, no call; the same numbers
     monkeypatch.delenv("OPENAI_API_KEY")
@@ -189,3 +189,31 @@ def test_calibrate_replays_the_judges_recorded_judgments(
     cells = overall.split()
     assert cells[0] == "all" and cells[5] == "1.000" and cells[8] == "1.000", overall  # acceptance, refusal
     assert "misses (0)" in result.output
+
+
+def test_the_judge_matcher_id_names_the_judge_model(tmp_path: Path) -> None:
+    """Runs judged by two models never compare as one matcher: the id is judge@<prompt>:<model>."""
+    from extraction_eval.cassettes._judgments import Judgment, write_judgments
+    from extraction_eval.evaluation._judging import choose_matcher
+    from extraction_eval.scoring import matcher_id
+
+    path = tmp_path / "judgments.jsonl"
+    prompt = judge_prompt_sha256()
+    write_judgments(
+        path,
+        [
+            Judgment(model, prompt, "User likes tea.", "User enjoys tea.", same, "{}", None, "2026-12-03T00:00:00Z")
+            for model, same in (("model-a", True), ("model-b", False))
+        ],
+    )
+    a, b = choose_matcher("judge@1:model-a", path, "rec"), choose_matcher("judge@1:model-b", path, "rec")
+    assert (matcher_id(a), matcher_id(b)) == ("judge@1:model-a", "judge@1:model-b")
+    assert (
+        a.similarity("User likes tea.", "User enjoys tea."),
+        b.similarity("User likes tea.", "User enjoys tea."),
+    ) == (
+        1.0,
+        0.0,
+    )
+    bare = JudgeMatcher(verdicts={}, judge_model="gpt-4o-mini", record_command="rec")
+    assert matcher_id(bare) == "judge@1:gpt-4o-mini" and bare.version == "1:gpt-4o-mini"

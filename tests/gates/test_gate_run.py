@@ -112,6 +112,46 @@ def test_without_run_id_or_run_json_the_newest_full_run_of_head_is_judged(projec
     assert tags["mlflow.source.git.commit"] == new_head and tags["git_dirty"] == "true"
 
 
+def test_the_search_for_heads_run_skips_a_rescored_run(project: Path) -> None:
+    """A rescored run carries its source run's commit; the gate's search for HEAD's run (no
+    --run-id, no run.json) must not pick it and then refuse it for its matcher."""
+    gold, out = project / "gold" / "tiny", project / "out"
+    full = run_eval(Mode.CASSETTE, gold, out)
+    assert CliRunner().invoke(app, ["baseline", "register", "--gold", str(gold)]).exit_code == 0
+    again = project.parent / "again"  # outside the repository: HEAD stays clean
+    result = CliRunner().invoke(
+        app,
+        [
+            "rescore",
+            "--run-id",
+            full.logged.run_id,
+            "--matcher",
+            "keyed-dice@3",
+            "--gold",
+            str(gold),
+            "--output-dir",
+            str(again),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    rescored = json.loads((again / "run.json").read_text())["run_id"]
+    tags = MlflowClient().get_run(rescored).data.tags
+    # newer than the source run, of the same commit, subset and kind: only its tag tells them apart
+    assert tags["rescored_from"] == full.logged.run_id and tags["mlflow.source.git.commit"] == git(
+        project, "rev-parse", "HEAD"
+    )
+    (out / "run.json").unlink()
+
+    result_, markdown = run_gate(None, out, gold)
+    assert result_.exit_code == 0, markdown
+    assert result_.run is not None and result_.run.run_id == full.logged.run_id
+
+    # named, it is judged, and refused for its matcher
+    named, markdown = run_gate(rescored, again, gold)
+    assert named.exit_code == 2
+    assert "has matcher 'keyed-dice@3' but the baseline has 'fact-cover@2'" in markdown
+
+
 def test_outside_a_repository_with_nothing_to_judge(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
     out = tmp_path / "out"
     shutil.rmtree(out, ignore_errors=True)

@@ -132,7 +132,7 @@ def test_baseline_file(gold) -> None:  # type: ignore[no-untyped-def]
         "oracle_aligned_expected_json",
     )
     assert openai.metrics == {k: 1.0 for k in openai.gated_metrics} and openai.last_refreshed
-    assert openai.matcher == "fact-cover@1" and openai.mlflow_run_id
+    assert openai.matcher == "fact-cover@2" and openai.mlflow_run_id
     assert (vllm.model, vllm.enforcement.value) == ("Qwen/Qwen2.5-14B-Instruct", "manual")
     assert vllm.metrics is None and vllm.last_refreshed is None and vllm.cassette_kind is None
 

@@ -46,7 +46,7 @@ def test_rescore_diff_and_the_gate_refuses_another_matcher(tiny_gold: Path, loca
     assert rows[1]["sample"] == 0 and rows[1]["transport_failure"] is None
     client = MlflowClient(local_store)
     assert "responses.jsonl" in {a.path for a in client.list_artifacts(source)}
-    assert client.get_run(source).data.metrics["micro/recall"] == 1.0  # fact-cover@1 accepts the rewording
+    assert client.get_run(source).data.metrics["micro/recall"] == 1.0  # fact-cover@2 accepts the rewording
     promoted = runner.invoke(app, ["baseline", "promote", "--run-id", source, "--gold", str(tiny_gold)])
     assert promoted.exit_code == 0, promoted.output
 
@@ -107,7 +107,7 @@ def test_rescore_diff_and_the_gate_refuses_another_matcher(tiny_gold: Path, loca
     gate = runner.invoke(app, ["gate", "--run-id", rescored, "--output-dir", str(again), "--gold", str(tiny_gold)])
     assert gate.exit_code == 2, gate.output
     assert (
-        f"run {rescored} has matcher 'keyed-dice@3' but the baseline has 'fact-cover@1'; numbers from another "
+        f"run {rescored} has matcher 'keyed-dice@3' but the baseline has 'fact-cover@2'; numbers from another "
         "matcher are not comparable." in gate.output
     )
 

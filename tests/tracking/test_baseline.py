@@ -125,7 +125,7 @@ def test_promote_moves_the_alias_and_rewrites_the_file(tiny_gold: Path, local_st
     assert version.run_id == run_id and str(version.version) == "2"
     block = json.loads((tiny_gold / "baseline_results.json").read_text())["providers"]["openai"]
     assert block["mlflow_run_id"] == run_id and block["cassette_kind"] == "oracle_aligned_expected_json"
-    assert block["matcher"] == "fact-cover@1" and block["subset"] == "full" and block["enforcement"] == "ci"
+    assert block["matcher"] == "fact-cover@2" and block["subset"] == "full" and block["enforcement"] == "ci"
     assert set(block["metrics"]) == set(block["gated_metrics"])
 
 
@@ -150,7 +150,7 @@ def test_the_gate_shows_every_change_to_the_baseline_file_for_review(
     note = gate.output.split("**Review:**", 1)[1].split("\n", 1)[0]
     assert note == (
         f" {path} in this tree differs from the registered baseline (the gate used the registered one, seeded "
-        'from the base revision): model "gpt-4o-mini" -> "gpt-4o", matcher "fact-cover@1" -> "embedding@1", '
+        'from the base revision): model "gpt-4o-mini" -> "gpt-4o", matcher "fact-cover@2" -> "embedding@1", '
         f"gated_metrics {json.dumps(gated)} -> {json.dumps(gated[:-1])}, `temporal_accuracy` 1.0000 -> null."
     )
 

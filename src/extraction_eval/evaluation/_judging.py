@@ -14,7 +14,7 @@ from ..cassettes._judgments import JUDGMENTS_FILE, Judgment, judgment_key, read_
 from ..contract._judge import JUDGE_VERSION, judge_prompt_sha256, read_judgment
 from ..providers._judge import judge_model, make_judge_client
 from ..scoring import Matcher, normalize, resolve_matcher
-from ..scoring._judge import JUDGE_NAME, JudgeMatcher
+from ..scoring._judge import JUDGE_NAME, JudgeMatcher, judge_model_of
 
 
 def is_judge(name: str | None) -> bool:
@@ -30,13 +30,18 @@ def judge_matcher(judgments_path: Path, record_command: str, model: str | None =
         for j in read_judgments(judgments_path).values()
         if j.judge_model == model and j.judge_prompt_sha256 == prompt
     }
-    return JudgeMatcher(verdicts=verdicts, judge_model=model, record_command=record_command, version=JUDGE_VERSION)
+    return JudgeMatcher(
+        verdicts=verdicts, judge_model=model, record_command=record_command, prompt_version=JUDGE_VERSION
+    )
 
 
 def choose_matcher(name: str | None, judgments_path: Path, record_command: str) -> Matcher:
-    """``--matcher NAME``: the judge's recorded judgments at ``judgments_path``, else the registry's."""
+    """``--matcher NAME``: the judge's recorded judgments at ``judgments_path``, else the registry's.
+
+    ``judge`` or ``judge@1`` is the judge model of the settings (``providers.judge_model``);
+    ``judge@1:MODEL``, a judged run's matcher id, is that model's judgments."""
     if is_judge(name):
-        return judge_matcher(judgments_path, record_command)
+        return judge_matcher(judgments_path, record_command, judge_model_of(name or ""))
     return resolve_matcher(name)
 
 

@@ -28,6 +28,7 @@ from ..mlflow_names import (
     TAG_MODE,
     TAG_MODEL,
     TAG_PROVIDER,
+    TAG_RESCORED_FROM,
     TAG_RUN_KIND,
     TAG_SUBSET,
     UNMEASURED,
@@ -63,7 +64,10 @@ def _find(reader: TrackingReader, choice: RunChoice) -> tuple[TrackedRun | None,
         )
     filter_string = (
         f"tags.`{TAG_GIT_COMMIT}` = '{commit}' and tags.{TAG_SUBSET} = '{Subset.FULL.value}' "
-        f"and tags.{TAG_RUN_KIND} = '{RunKind.EVAL.value}' and attributes.status = 'FINISHED'"
+        f"and tags.{TAG_RUN_KIND} = '{RunKind.EVAL.value}' and attributes.status = 'FINISHED' "
+        # a rescored run carries its source run's commit, but it is not HEAD's run: it is judged
+        # only when named (--run-id or its run.json)
+        f"and tags.{TAG_RESCORED_FROM} IS NULL"
     )
     run = reader.newest_run(EXPERIMENT, filter_string)
     if run is None:

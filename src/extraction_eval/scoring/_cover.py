@@ -19,16 +19,26 @@ from functools import lru_cache
 import snowballstemmer  # type: ignore[import-untyped]
 
 from ._cover_words import (
+    ANTONYMS_V2,
     CANON,
+    CANON_V2,
+    DIET_PHRASES_V2,
     MULTIPLIERS,
     NEGATED_SYNONYMS,
+    NEGATED_SYNONYMS_V2,
     NEGATIVE_VERBS,
+    NEGATIVE_VERBS_V2,
     NEGATORS,
+    NEGATORS_V2,
     ONES,
     ORDINALS,
+    PAST_PHRASES_V2,
     PERSON_WORDS,
+    ROLES_V2,
     STOP,
+    STOP_V2,
     TENS,
+    TIMES_OF_DAY_V2,
     UNITS_AFTER_NUMBER,
     VERB_CONTEXT,
 )
@@ -74,6 +84,72 @@ _PHRASES = [
     (re.compile(r"&|\+"), " and "),
     (re.compile(r"->|→|=>"), " then "),
 ]
+_PAST_V2 = re.compile(PAST_PHRASES_V2, re.I)
+_PAST_WORDS_V2 = frozenset({"was", "were", "had", "did", "ago", "until", "formerly", "previously", "used"})
+_WEEKDAY_ABBR = {day[:3].capitalize(): f" {day.capitalize()}" for day in _WEEKDAYS}
+_HALF_V2: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    (
+        re.compile(r"\b(Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)(s?)\b\.?"),
+        lambda m: _WEEKDAY_ABBR[m.group(1)[:3]] + m.group(2),
+    ),
+    (re.compile(r"\b(?:an?|one)\s+hour\s+and\s+a\s+half\b", re.I), " 90 minutes "),
+    (
+        re.compile(
+            r"\b(\d+)\s+and\s+a\s+half\s+(hours?|days?|weeks?|years?|km|miles?|kilometres?|kilometers?)\b", re.I
+        ),
+        r" \1.5 \2 ",
+    ),
+]
+# Units of one dimension, by their canonical form: (dimension, how many base units one is).
+_UNITS_V2 = {
+    "second": ("time", 1.0),
+    "minute": ("time", 60.0),
+    "hour": ("time", 3600.0),
+    "day": ("days", 1.0),
+    "week": ("days", 7.0),
+    "gram": ("mass", 1.0),
+    "kilogram": ("mass", 1000.0),
+    "milliliter": ("volume", 1.0),
+    "liter": ("volume", 1000.0),
+    "meter": ("length", 1.0),
+    "km": ("length", 1000.0),
+}
+
+
+def _number_text(value: float) -> str:
+    text = f"{value:.6f}".rstrip("0").rstrip(".")
+    return text
+
+
+def _measures(words: list[str], found: list[tuple[int, str, bool]]) -> set[tuple[str, str]]:
+    """Each number with a unit after it, as (dimension, value in the dimension's smallest unit)."""
+    out: set[tuple[str, str]] = set()
+    for index, number, _ in found:
+        unit = CANON_V2.get(words[index + 1], words[index + 1]) if index + 1 < len(words) else ""
+        if unit in _UNITS_V2:
+            dimension, size = _UNITS_V2[unit]
+            out.add((dimension, _number_text(float(number) * size)))
+    return out
+
+
+def _converted(measures: set[tuple[str, str]]) -> set[str]:
+    """Each measure in every unit of its dimension: 90 minutes is also 1.5 (hours) and 5400 (seconds)."""
+    return {
+        _number_text(float(value) / size)
+        for dimension, value in measures
+        for other_dimension, size in _UNITS_V2.values()
+        if other_dimension == dimension
+    }
+
+
+def _unit_dimension(token: str) -> str | None:
+    for unit, (dimension, _) in _UNITS_V2.items():
+        if _stem(unit, "2") == token:
+            return dimension
+    return None
+
+
+_DIET_V2 = [(re.compile(pattern, re.I), replacement) for pattern, replacement in DIET_PHRASES_V2]
 _STEP_SPLIT = re.compile(r"\bthen\b|;|->|→|\bafter that\b|\bnext\b|\bfinally\b", re.IGNORECASE)
 
 
@@ -82,11 +158,30 @@ def _strip_accents(text: str) -> str:
     return unicodedata.normalize("NFC", "".join(ch for ch in decomposed if not unicodedata.combining(ch)))
 
 
+@dataclass(frozen=True)
+class _Lexicon:
+    """The word lists of one version of the matcher."""
+
+    canon: dict[str, str]
+    stop: frozenset[str]
+    negators: frozenset[str]
+    negative_verbs: dict[str, str]
+    negated_synonyms: dict[str, str]
+    v2: bool  # version 2's rules: diet phrases, negation moved onto its verb, times of day
+
+
+_LEXICONS = {
+    "1": _Lexicon(CANON, STOP, NEGATORS, NEGATIVE_VERBS, NEGATED_SYNONYMS, v2=False),
+    "2": _Lexicon(CANON_V2, STOP_V2, NEGATORS_V2, NEGATIVE_VERBS_V2, NEGATED_SYNONYMS_V2, v2=True),
+}
+
+
 @lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    word = CANON.get(word, word)
+def _stem(word: str, version: str = "1") -> str:
+    canon = _LEXICONS[version].canon
+    word = canon.get(word, word)
     stem = str(_STEMMER.stemWord(word))
-    return CANON.get(stem, stem)
+    return canon.get(stem, stem)
 
 
 @dataclass(frozen=True)
@@ -105,6 +200,11 @@ class _Text:
     number_next: tuple[tuple[str, str], ...]  # (number, the content token after it)
     subject_person: str | None  # 'partner' in "User's partner ..."
     steps: tuple[tuple[str, ...], ...]
+    times_of_day: frozenset[str] = frozenset()
+    measures: frozenset[tuple[str, str]] = frozenset()  # (dimension, value in its smallest unit)
+    past_habit: bool = False  # 'used to', 'formerly', 'gave up': a fact that no longer holds
+    past_tense: bool = False  # a verb in the past tense, or 'until', 'ago'
+    first_word: str = ""  # the first word as written
 
 
 def _date(month: int, day: str, year: str | None = None) -> str:
@@ -150,7 +250,8 @@ def _numbers_in(words: list[str]) -> tuple[list[str], list[tuple[int, str, bool]
 
 
 @lru_cache(maxsize=16384)
-def analyse(text: str) -> _Text:
+def analyse(text: str, version: str = "1") -> _Text:
+    lex = _LEXICONS[version]
     raw = _strip_accents(unicodedata.normalize("NFKC", text))
     dates: set[str] = set()
     handlers: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[str]]], ...] = (
@@ -171,8 +272,17 @@ def analyse(text: str) -> _Text:
             dates.update(handler(match))
         raw = pattern.sub(" ", raw)
     raw = _TIME.sub(lambda m: f" {int(m.group(1))} " + ("" if m.group(2) == "00" else f" {int(m.group(2))} "), raw)
+    if lex.v2:
+        for pattern, replacement in _HALF_V2:
+            raw = pattern.sub(replacement, raw)
     for pattern, replacement in _PHRASES:
         raw = pattern.sub(replacement, raw)
+    past_habit = False
+    if lex.v2:
+        past_habit = bool(_PAST_V2.search(raw))
+        raw = _PAST_V2.sub(" ", raw)
+        for pattern, replacement in _DIET_V2:
+            raw = pattern.sub(replacement, raw)
     raw = _ORDINAL_DIGITS.sub(r" \1 ", raw)
     raw = _SPLIT_NUM_UNIT.sub(r"\1 \2", raw)
     # Proper nouns: capitalised words not at the start of a sentence.
@@ -209,12 +319,16 @@ def analyse(text: str) -> _Text:
     words_all, found = _numbers_in(words_all)
     # 'one' and 'a' are interchangeable ('one 10-minute game' / 'a 10-minute game'); a written 1 is a key.
     numbers = {n for _, n, digits in found if n != "1" or digits}
-    values = {n for _, n, _ in found}
+    measures = _measures(words_all, found) if lex.v2 else set()
+    values = {n for _, n, _ in found} | _converted(measures)
     meridiem = {w for w in words_all if w in ("am", "pm")}
     days = {w.rstrip("s") for w in words_all if w.rstrip("s") in _WEEKDAYS or w in _WEEKDAYS}
     months = {w for w in re.findall(r"[A-Za-z]+", raw) if w.casefold() in _MONTH_NAMES and w[0].isupper()}
-    tokens, number_next, verbs = _content_with_verbs(words_all)
-    steps = tuple(_content(_numbers_in(re.findall(r"[a-z0-9]+", s.replace("-", " ")))[0])[0] for s in step_texts)
+    tokens, number_next, verbs = _content_with_verbs(words_all, version)
+    steps = tuple(
+        _content(_numbers_in(re.findall(r"[a-z0-9]+", s.replace("-", " ")))[0], version)[0] for s in step_texts
+    )
+    times_of_day = frozenset(w.rstrip("s") for w in words_all if w in TIMES_OF_DAY_V2) if lex.v2 else frozenset()
     return _Text(
         tokens=tokens,
         verbs=verbs,
@@ -230,6 +344,11 @@ def analyse(text: str) -> _Text:
         number_next=tuple(number_next),
         subject_person=subject_person,
         steps=tuple(s for s in steps if s),
+        times_of_day=times_of_day,
+        measures=frozenset(measures),
+        past_habit=past_habit,
+        past_tense=any(w in _PAST_WORDS_V2 or (len(w) > 4 and w.endswith("ed")) for w in words_all),
+        first_word=next(iter(re.findall(r"[^\W\d_]+", raw)), ""),
     )
 
 
@@ -238,12 +357,15 @@ def _verbish(word: str, previous: str) -> bool:
     return (len(word) > 4 and word.endswith(("ing", "ed"))) or previous in VERB_CONTEXT
 
 
-def _content(words: list[str]) -> tuple[tuple[str, ...], list[tuple[str, str]]]:
-    tokens, number_next, _ = _content_with_verbs(words)
+def _content(words: list[str], version: str = "1") -> tuple[tuple[str, ...], list[tuple[str, str]]]:
+    tokens, number_next, _ = _content_with_verbs(words, version)
     return tokens, number_next
 
 
-def _content_with_verbs(words: list[str]) -> tuple[tuple[str, ...], list[tuple[str, str]], tuple[bool, ...]]:
+def _content_with_verbs(
+    words: list[str], version: str = "1"
+) -> tuple[tuple[str, ...], list[tuple[str, str]], tuple[bool, ...]]:
+    lex = _LEXICONS[version]
     verbs: list[bool] = []
     previous = ""
     tokens: list[str] = []
@@ -252,7 +374,7 @@ def _content_with_verbs(words: list[str]) -> tuple[tuple[str, ...], list[tuple[s
     negate = False
     for w in words:
         before, previous = previous, w
-        if w in NEGATORS:
+        if w in lex.negators:
             negate = True
             pending = []
             continue
@@ -262,15 +384,15 @@ def _content_with_verbs(words: list[str]) -> tuple[tuple[str, ...], list[tuple[s
             continue
         if w in _WEEKDAYS or w.rstrip("s") in _WEEKDAYS or (w in _MONTHS and len(w) > 3):
             continue
-        if w in NEGATIVE_VERBS:
-            w = NEGATIVE_VERBS[w]
+        if w in lex.negative_verbs:
+            w = lex.negative_verbs[w]
             negate = not negate
-        if w in STOP:
+        if w in lex.stop:
             pending = []
             continue
-        token = _stem(w)
+        token = _stem(w, version)
         if negate:
-            token = NEGATED_SYNONYMS.get("~" + token, "~" + token)
+            token = lex.negated_synonyms.get("~" + token, "~" + token)
             negate = False
         tokens.append(token)
         verbs.append(_verbish(w, before))
@@ -299,7 +421,20 @@ def _agree(a: str, b: str) -> bool:
     return a == b or (len(a) >= 5 and len(b) >= 5 and a[:5] == b[:5] and a[0] != "~" and b[0] != "~")
 
 
-def _covered(gold: tuple[str, ...], cand: tuple[str, ...]) -> list[bool]:
+def _negated_near(tokens: tuple[str, ...], index: int) -> bool:
+    """Is the token at index, or one next to it, negated?"""
+    return any(tokens[k].startswith("~") for k in (index - 1, index, index + 1) if 0 <= k < len(tokens))
+
+
+def _negation_moved(gold: tuple[str, ...], index: int, cand: tuple[str, ...]) -> bool:
+    """'allowing no naps' / 'not allowing naps': the same word, the negation on its neighbour instead."""
+    plain = gold[index].lstrip("~")
+    return _negated_near(gold, index) and any(
+        c.lstrip("~") == plain and c != gold[index] and _negated_near(cand, j) for j, c in enumerate(cand)
+    )
+
+
+def _covered(gold: tuple[str, ...], cand: tuple[str, ...], moved_negation: bool = False) -> list[bool]:
     """For each gold token: does the candidate state it (equal, prefix, compound or initialism)?"""
     cand_set = set(cand)
     gold_set = set(gold)
@@ -321,15 +456,17 @@ def _covered(gold: tuple[str, ...], cand: tuple[str, ...]) -> list[bool]:
             (i + 1 < len(gold) and gold[i] + gold[i + 1] in cand_set) or (i > 0 and gold[i - 1] + gold[i] in cand_set)
         ):
             ok = True  # 'color blind' / 'colorblind'
+        if not ok and moved_negation:
+            ok = _negation_moved(gold, i, cand)
         out.append(ok)
     return out
 
 
 def _substitution(
-    gold: tuple[str, ...], covered: list[bool], cand: tuple[str, ...], verbs: tuple[bool, ...]
+    gold: tuple[str, ...], covered: list[bool], cand: tuple[str, ...], verbs: tuple[bool, ...], v2: bool = False
 ) -> tuple[str, str] | None:
     """A run of uncovered expected words where the candidate has words of its own in the same place."""
-    back = _covered(cand, gold)
+    back = _covered(cand, gold, v2)
     # Align on the words both state; a gap of uncovered words on both sides between the same anchors
     # is a substitution ("paper filter" / "metal mesh sieve").
     gold_keys = [t if ok else f"\0g{i}" for i, (t, ok) in enumerate(zip(gold, covered, strict=True))]
@@ -378,6 +515,54 @@ def _step_positions(steps: list[tuple[str, ...]], cand: tuple[str, ...]) -> list
     return positions
 
 
+def _other_person(gold: _Text, cand: _Text) -> str | None:
+    """A person the expected text does not name, before the candidate states the fact: 'Their partner is ...'."""
+    if gold.first_word.casefold() in ("user", "the") and cand.first_word[:1].isupper():
+        subject = cand.first_word.casefold()
+        after = cand.words_in_order[1:2]
+        if subject not in gold.words and subject not in STOP_V2 and after and after[0] in _SUBJECT_VERBS:
+            return subject  # 'Marco has type 2 diabetes'
+    gold_people = {_stem(w, "2") for w in gold.words if w in PERSON_WORDS or w in _PARTNERS}
+    words = cand.words_in_order
+    anchors = [
+        j for j, w in enumerate(words) if w not in STOP_V2 and any(_agree(_stem(w, "2"), t) for t in gold.tokens)
+    ]
+    first = anchors[0] if anchors else len(words)
+    for w in words[:first]:
+        if (w in PERSON_WORDS or w in _PARTNERS) and _stem(w, "2") not in gold_people:
+            return w
+    return None
+
+
+_SUBJECT_VERBS = frozenset(
+    {"is", "has", "was", "had", "does", "did", "s", "likes", "loves", "prefers", "works", "lives"}
+)
+_PARTNERS = frozenset({"partner", "wife", "husband", "spouse", "boyfriend", "girlfriend", "fiance", "fiancee"})
+
+
+def _person_dropped(gold: _Text, cand: _Text) -> bool:
+    """The expected text is about the user's someone ('User's daughter is ...'); the candidate never names them."""
+    person = gold.subject_person
+    if person is None:
+        return False
+    return not any(_stem(w, "2") == _stem(person, "2") for w in cand.words)
+
+
+@lru_cache(maxsize=1)
+def _antonym_pairs() -> frozenset[tuple[str, str]]:
+    stems = {(_stem(a, "2"), _stem(b, "2")) for a, b in ANTONYMS_V2}
+    return frozenset(stems | {(b, a) for a, b in stems})
+
+
+def _antonym(gold: tuple[str, ...], cand: tuple[str, ...]) -> tuple[str, str] | None:
+    """A word of the expected text that the candidate replaces by its opposite ('short' / 'detailed')."""
+    cand_set, gold_set = set(cand), set(gold)
+    for a, b in sorted(_antonym_pairs()):
+        if a in gold_set and b in cand_set and a not in cand_set and b not in gold_set:
+            return a, b
+    return None
+
+
 @dataclass(frozen=True)
 class FactCoverMatcher:
     """Asymmetric: the share of the expected text's content the candidate states, after hard checks."""
@@ -392,7 +577,8 @@ class FactCoverMatcher:
     def explain(self, a: str, b: str) -> tuple[float, str]:
         if normalize(a) == normalize(b):
             return 1.0, "equal after normalisation"
-        gold, cand = analyse(a), analyse(b)
+        v2 = _LEXICONS[self.version].v2
+        gold, cand = analyse(a, self.version), analyse(b, self.version)
         missing_dates = {d for d in gold.dates if d not in cand.dates and f"----{d[4:]}" not in cand.dates}
         if missing_dates:
             return 0.0, f"date {', '.join(sorted(missing_dates))} not in the candidate"
@@ -409,8 +595,36 @@ class FactCoverMatcher:
             return 0.0, f"name {', '.join(sorted(missing_names))} not in the candidate"
         if gold.meridiem and cand.meridiem and gold.meridiem != cand.meridiem:
             return 0.0, "am/pm differs"
-        if cand.subject_person and cand.subject_person != gold.subject_person:
+        if gold.times_of_day and cand.times_of_day and not gold.times_of_day & cand.times_of_day:
+            return 0.0, "time of day differs"
+        cand_dimensions = {dimension for dimension, _ in cand.measures}
+        other_measures = {m for m in gold.measures - cand.measures if m[0] in cand_dimensions}
+        if other_measures:
+            return 0.0, f"another quantity of {', '.join(sorted({d for d, _ in other_measures}))}"
+        if v2 and gold.days and cand.days - gold.days:
+            return 0.0, f"weekday {', '.join(sorted(cand.days - gold.days))} is not in the expected text"
+        if v2:
+            opposite = _antonym(gold.tokens, cand.tokens)
+            if opposite is not None:
+                return 0.0, f"opposite: '{opposite[0]}' / '{opposite[1]}'"
+        # version 2: 'wife' / 'partner', 'grandma' / 'grandmother' are one person
+        same = v2 and _stem(cand.subject_person or "", "2") == _stem(gold.subject_person or "", "2")
+        if cand.subject_person and cand.subject_person != gold.subject_person and not same:
             return 0.0, f"about the user's {cand.subject_person}, not the user"
+        if v2:
+            other = _other_person(gold, cand)
+            if other is not None:
+                return 0.0, f"about the user's {other}, not the user"
+            roles = {ROLES_V2[w] for w in gold.words if w in ROLES_V2}
+            added = sorted({ROLES_V2[w] for w in cand.words if w in ROLES_V2} - roles)
+            if added:
+                return 0.0, f"another role: {', '.join(added)}"
+            if _person_dropped(gold, cand):
+                return 0.0, f"about the user's {gold.subject_person}, but the candidate does not name them"
+            if gold.past_habit != cand.past_habit and not (cand if gold.past_habit else gold).past_tense:
+                return 0.0, "a fact that no longer holds" + (
+                    " / a current one" if gold.past_habit else ", not a current one"
+                )
         gold_counts, cand_counts = _quantities(gold.number_next), _quantities(cand.number_next)
         for noun in sorted(gold_counts.keys() & cand_counts.keys()):
             if gold_counts[noun] != cand_counts[noun]:
@@ -418,11 +632,17 @@ class FactCoverMatcher:
                 return 0.0, f"other or swapped numbers for '{noun}' ({said} / {written})"
         if reversed_around_order_word(a, b):
             return 0.0, "reversal around an order word"
-        covered = _covered(gold.tokens, cand.tokens)
+        covered = _covered(gold.tokens, cand.tokens, v2)
+        if v2:  # 'gui' / 'graphical user interface': an initialism over every word, stop words too
+            initials = _initialisms(cand.words_in_order)
+            covered = [ok or (2 <= len(t) <= 4 and t in initials) for t, ok in zip(gold.tokens, covered, strict=True)]
+            # '90 minutes' / '1.5 hours': the numbers agreed above; a unit of the same dimension states the unit
+            units: set[str | None] = {_unit_dimension(t) for t in cand.tokens} - {None}
+            covered = [ok or _unit_dimension(t) in units for t, ok in zip(gold.tokens, covered, strict=True)]
         if len(gold.steps) >= 2:
             unique = _unique_steps(gold.steps)
             for index, step in enumerate(unique):
-                step_cover = _covered(step, cand.tokens)
+                step_cover = _covered(step, cand.tokens, v2)
                 if step and sum(step_cover) / len(step) < 0.5:
                     return 0.0, f"step {index + 1} of {len(gold.steps)} not in the candidate"
             positions = [p for p in _step_positions(unique, cand.tokens) if p is not None]
@@ -444,7 +664,7 @@ class FactCoverMatcher:
                 return 0.0, f"polarity: '{token}' / '{flipped}'"
             if token.startswith("~"):
                 return 0.0, f"the negated '{token[1:]}' is not in the candidate"
-        swapped = _substitution(gold.tokens, covered, cand.tokens, gold.verbs)
+        swapped = _substitution(gold.tokens, covered, cand.tokens, gold.verbs, v2)
         if swapped is not None:
             return 0.0, f"substitution: '{swapped[0]}' / '{swapped[1]}'"
         share = sum(covered) / len(gold.tokens)

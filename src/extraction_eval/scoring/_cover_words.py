@@ -160,3 +160,148 @@ ORDINALS = {
 MULTIPLIERS = {"twice": 2, "thrice": 3, "dozen": 12, "hundred": 100, "thousand": 1000, "once": 1, "pair": 2}
 # Words after which the next word is probably a verb.
 VERB_CONTEXT = _words("also always frequently never not often rather sometimes than then they to user usually who")
+
+# ---- fact-cover@2: additions to the lists above (chosen on the tuning half only) ----
+
+# More canonical forms: units, abbreviations and plain synonyms an extractor writes.
+CANON_V2 = {
+    **CANON,
+    **_canon(
+        {
+            "second": "sec secs seconds",
+            "meter": "m meters metre metres",
+            "foot": "ft feet",
+            "ounce": "oz ounces",
+            "centimeter": "cm centimetre centimetres centimeters",
+            "millimeter": "mm millimetre millimetres millimeters",
+            "week": "wk wks weeks weekly",
+            "day": "days daily",
+            "month": "months monthly",
+            "year": "yr yrs years yearly annual annually",
+            "time": "x times",
+            "renovate": "redo redoing redone redid redoes renovating renovated renovates renovation remodel "
+            "remodeling remodelling remodeled remodelled",
+            "performance": "perf",
+            "repository": "repo repos repositories",
+            "place": "put puts putting placing placed lay lays laying",
+            "small": "little tiny",
+            "quick": "fast rapid quickly",
+            "short": "brief concise terse",
+            "doctor": "physician gp",
+            "car": "vehicle",
+            "trip": "journey",
+            "use": "using uses used utilize utilizes utilise utilises",
+            "help": "assist assists assistance",
+            "fix": "repair repairs repaired fixing fixes fixed",
+            "need": "require requires required needs needed",
+            "choose": "pick picks picked select selects selected chose chosen",
+            "show": "display displays",
+            "plan": "intend intends intending",
+            "try": "attempt attempts",
+            "goal": "aim target",
+            "exercise": "workout workouts",
+            "run": "jog jogs jogging",
+            "mistake": "error errors mistakes",
+            "add": "append appends appended appending tack tacks tacked tacking",
+            "sick": "ill",
+            "afraid": "scared",
+            "edible": "food",
+            "private": "individual",
+            "before": "pre prior",
+            "manage": "lead leads leading",
+            "partner": "wife husband spouse boyfriend girlfriend fiance fiancee",
+            "home": "house houses homes",
+            "baby": "infant newborn",
+            "teenager": "teen teens teenagers",
+            "colleague": "coworker coworkers colleagues",
+            "company": "employer firm",
+            "apartment": "flat apartments",
+            "couch": "sofa",
+            "trash": "garbage rubbish",
+            "store": "shop shops stores",
+            "medicine": "medication medications meds",
+            "learn": "study studies studying studied learning learns learned learnt",
+            "walk": "stroll strolls",
+            "anxious": "nervous worried",
+            "tired": "exhausted",
+            "happy": "glad",
+            "hard": "difficult tough",
+            "easy": "simple",
+            "quiet": "silent",
+            "grandmother": "grandma granny nana",
+            "grandfather": "grandpa",
+            "tv": "television",
+            "move": "relocate relocated relocating relocates",
+            "live": "reside resides residing resided",
+            "remember": "recall recalls",
+            "reminder": "reminders remind reminds",
+            "prepare": "prep preps prepping",
+            "vegetable": "veggies veggie vegetables veg",
+            "fridge": "refrigerator",
+            "pan": "skillet",
+            "appointment": "appt",
+        }
+    ),
+}
+# Degree and hedge words that carry no fact.
+STOP_V2 = STOP | _words(
+    """
+    per quite pretty fairly somewhat mostly mainly especially particularly actually basically tends tend
+    tended generally normally
+    """
+)
+NEGATORS_V2 = NEGATORS | _words("nothing none")
+NEGATIVE_VERBS_V2 = {
+    **NEGATIVE_VERBS,
+    **dict.fromkeys(
+        _words("annoy annoying irritates irritated irritating bothers bothered frustrates frustrated frustrating"),
+        "like",
+    ),
+    "avoided": "do",
+    "avoiding": "do",
+    "skips": "do",
+    "skip": "do",
+}
+NEGATED_SYNONYMS_V2 = {**NEGATED_SYNONYMS, "~keen": "~like", "~enjoy": "~like", "~fond": "~like"}
+# Phrases that name one diet or habit in other words; applied after contractions are expanded.
+DIET_PHRASES_V2 = (
+    (r"\b(?:not|never)\s+eats?\s+(?:any\s+)?(?:animal\s+products|meat\s+or\s+dairy)\b|\bplant[- ]based\b", " vegan "),
+    (r"\bno\s+animal\s+products\b", " vegan "),
+    (r"\b(?:not|never)\s+eats?\s+(?:any\s+)?meat\b|\beats?\s+no\s+meat\b|\bno\s+meat\b", " vegetarian "),
+    (r"\bvegetarian\b[^.;]*?\b(?:but|except)\b[^.;]*?\b(?:fish|seafood)\b", " pescatarian "),
+    (r"\b(?:not|never)\s+drinks?\s+(?:any\s+)?alcohol\b|\bsober\b|\bteetotaler\b|\bteetotaller\b", " teetotal "),
+    (r"\b(?:not|never)\s+smokes?\b|\bnon-?smoker\b", " nonsmoker "),
+)
+# Times of day and parts of the week: when both texts name one, they must agree.
+TIMES_OF_DAY_V2 = _words(
+    "morning mornings afternoon afternoons evening evenings night nights noon midnight "
+    "weekend weekends weekday weekdays"
+)
+# Words that say the opposite of each other: one in the expected text, the other in the candidate.
+ANTONYMS_V2 = tuple(
+    tuple(pair.split("/"))
+    for pair in _words(
+        """
+    short/long short/detailed short/lengthy brief/detailed concise/detailed dark/light early/late hot/cold
+    cheap/expensive start/finish start/end buy/sell win/lose pass/fail accept/reject accept/decline open/close
+    arrive/leave join/leave lend/borrow give/receive teach/learn increase/decrease increase/reduce more/less
+    more/fewer before/after include/exclude morning/evening morning/night remote/office upstairs/downstairs
+    weekday/weekend first/last older/younger big/small
+    """
+    )
+)
+# Phrases that say a fact no longer holds ('used to smoke' is not 'smokes').
+PAST_PHRASES_V2 = r"\bused\s+to\b|\bformerly\b|\bpreviously\b|\bgave\s+up\b|\bgive\s+up\b|\bgiving\s+up\b"
+# Roles a person has in an event or a group: a candidate that gives the user a role the expected
+# text does not is another fact ('is on the platform team' / 'manages the platform team').
+ROLES_V2 = _canon(
+    {
+        "manage": "manage manages managed managing manager lead leads leading led supervise supervises supervising",
+        "teach": "teach teaches teaching taught instructor teacher",
+        "coach": "coach coaches coaching coached",
+        "organize": "organize organizes organizing organized organise organises organising organised organizer host "
+        "hosts hosting hosted",
+        "photograph": "photograph photographs photographing photographed photographer shoot shoots shooting",
+        "officiate": "officiate officiates officiating",
+    }
+)

@@ -20,20 +20,34 @@ from ._types import Case
 JUDGE_NAME = "judge"
 
 
+def judge_model_of(matcher_name: str) -> str | None:
+    """The judge model a judge matcher id names: ``judge@1:gpt-4o-mini`` -> ``gpt-4o-mini``; None if none."""
+    _, _, version = matcher_name.partition("@")
+    model = version.partition(":")[2]
+    return model or None
+
+
 class MissingJudgment(CassetteError):
     """A pair the judge matcher was asked about has no recorded judgment."""
 
 
 @dataclass(frozen=True)
 class JudgeMatcher:
-    """``judge@<prompt version>``: similarity 1.0 when the judge said the same fact, else 0.0."""
+    """``judge@<prompt version>:<judge model>``: similarity 1.0 when the judge said the same fact, else 0.0.
+
+    The id names the judge model, so runs judged by two models never compare as one matcher.
+    """
 
     verdicts: Mapping[tuple[str, str], bool | None] = field(repr=False)
     judge_model: str
     record_command: str
-    version: str = "1"
+    prompt_version: str = "1"
     name: str = JUDGE_NAME
     threshold: float = 0.5
+
+    @property
+    def version(self) -> str:
+        return f"{self.prompt_version}:{self.judge_model}"
 
     def similarity(self, a: str, b: str) -> float:
         return self.explain(a, b)[0]
