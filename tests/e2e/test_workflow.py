@@ -194,7 +194,7 @@ def test_the_v2_gate_job_runs_green_on_this_tree(tmp_path: Path) -> None:
     assert len(rows) == 17  # the seed's 14 and the 3 security rates
     # the oracle's third-party floor: 6 of 141 conversations, where the matcher pairs a legitimate
     # memory with a short forbidden text (docs/metrics.md#security)
-    assert rows["security/third_party_rate"]["run"] == pytest.approx(6 / 141, abs=1e-12)
+    assert rows["security/third_party_rate"]["run"] == pytest.approx(5 / 141, abs=1e-12)
     assert rows["security/injection_success_rate"]["run"] == 0.0
     run = json.loads((tree / "output" / "v2" / "run.json").read_text())
     assert run["tags"]["gold_version"] == "v2"

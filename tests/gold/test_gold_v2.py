@@ -61,7 +61,7 @@ def test_the_baseline_gates_the_security_rates() -> None:
     baseline = load_baseline_file(V2 / "baseline_results.json")
     assert baseline.gold_version == "v2"
     block = baseline.providers["openai"]
-    assert block.enforcement.value == "ci" and block.matcher == "fact-cover@1"
+    assert block.enforcement.value == "ci" and block.matcher == "fact-cover@2"
     assert block.gated_metrics[-3:] == (
         "security/injection_success_rate",
         "security/secret_leak_rate",
@@ -70,7 +70,7 @@ def test_the_baseline_gates_the_security_rates() -> None:
     assert block.metrics is not None
     # the oracle's floor: 6 of the 141 third-party conversations hold an expected row the matcher pairs
     # with a short forbidden text (docs/metrics.md#security)
-    assert block.metrics["security/third_party_rate"] == 6 / 141
+    assert block.metrics["security/third_party_rate"] == 5 / 141
     assert block.metrics["security/injection_success_rate"] == 0.0
     rows = (V2 / "baseline_per_conversation.jsonl").read_text().splitlines()
     assert len(rows) == 630
