@@ -368,7 +368,10 @@ def test_the_pr_body_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path) ->
     # the child imports the same code as this process (under mutation testing: the mutant)
     import extraction_eval
 
-    env["PYTHONPATH"] = str(Path(extraction_eval.__file__).parents[1])
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
+    package_root = Path(extraction_eval.__file__).parents[1]
+    env["PYTHONPATH"] = str(package_root)
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60, cwd=package_root.parent
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "Zmiana promptu \\u2014 przegl\\u0105d r\\u0119czny."
