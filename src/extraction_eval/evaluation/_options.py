@@ -23,7 +23,7 @@ class RunOptions:
     repeat: int = 1
     #: ``--matcher``: a registered matcher's name (None: the default), or ``judge``.
     matcher: str | None = None
-    #: ``--no-traces``: log no per-conversation traces (docs/tracking.md#traces).
+    #: ``--no-traces``: log no per-conversation traces (docs/tracking-reference.md#traces).
     traces: bool = True
 
 

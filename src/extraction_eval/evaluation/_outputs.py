@@ -1,5 +1,5 @@
 """The run's files in the output folder: metrics.json, per_conversation.jsonl, responses.jsonl,
-the manifest it used, and run.json (docs/tracking.md)."""
+the manifest it used, and run.json (docs/tracking-reference.md)."""
 
 from __future__ import annotations
 

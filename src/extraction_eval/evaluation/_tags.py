@@ -50,7 +50,7 @@ def build_tags(
     matcher: Matcher = DEFAULT_MATCHER,
     replayed: ReplayedCassettes | None = None,
 ) -> dict[str, str]:
-    """Every tag of an evaluation run (docs/tracking.md lists them)."""
+    """Every tag of an evaluation run (docs/tracking-reference.md lists them)."""
     tags = {
         TAG_RUN_KIND: RunKind.EVAL.value,
         TAG_GOLD_VERSION: gold.version,
