@@ -357,8 +357,12 @@ def test_the_pr_body_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path) ->
     import subprocess
     import sys
 
+    from extraction_eval.gates._oracle_gate import read_pr_body
+
     body = tmp_path / "body.md"
     body.write_text("Zmiana promptu — przegląd ręczny.\nEXTRACTION_EVAL_ORACLE_OK=1\n", encoding="utf-8")
+    # in this process first (whatever its locale), then in a child under the C locale
+    assert read_pr_body(body) == "Zmiana promptu — przegląd ręczny.\nEXTRACTION_EVAL_ORACLE_OK=1\n"
     probe = (
         "from pathlib import Path; from extraction_eval.gates._oracle_gate import read_pr_body; "
         f"print(read_pr_body(Path({str(body)!r})).splitlines()[0].encode('unicode_escape').decode())"
