@@ -298,3 +298,15 @@ def test_an_edited_pinned_input_names_the_pin_and_the_manifest(
         f"`git checkout -- {conversations}`, or re-generate the manifest with "
         f"`extraction-eval cassettes oracle --gold {tiny_gold}` if the change is intended."
     )
+
+
+def test_gold_validate_names_a_missing_cassette_file_with_its_recorded_hash(tiny_gold: Path) -> None:
+    path = tiny_gold / "openai_cassettes.jsonl"
+    recorded = json.loads((tiny_gold / "cassette_manifest.json").read_text())["files"]["openai_cassettes.jsonl"]
+    path.unlink()
+    with pytest.raises(GoldDataError) as err:
+        validate_gold_folder(tiny_gold)
+    assert str(err.value) == (
+        f"{path}: file not found, but the manifest records its sha256 {recorded}; restore it with "
+        f"`git checkout -- {path}`, or write it again with `extraction-eval cassettes oracle --gold {tiny_gold}`."
+    )
