@@ -56,3 +56,27 @@ def test_run_description_whole() -> None:
         "- that vLLM is benchmarked, GPU capacity exists, or latency fits the queue budget;\n"
         "- that a passing gate covers embedding quality, retrieval quality, or end-to-end answer quality."
     )
+
+
+def test_evidence_from_the_tags_of_a_run_on_edited_cassettes_says_edited() -> None:
+    # issue 13: edited cassettes are never described as oracle-aligned, in any report (the gate's
+    # gate.md, `baseline show`, a rescored run read their run's tags, not the replay)
+    from extraction_eval.evidence import evidence_from_tags
+
+    sha = "ab" * 32
+    tags = {
+        "cassette_kind": "oracle_aligned_expected_json",
+        "model": "gpt-4o-mini",
+        "cassettes_edited": "true",
+        "cassette_file_sha256": sha,
+    }
+    assert evidence_from_tags(tags) == (
+        "Evidence: EDITED cassettes: the replayed answers are not what the manifest records "
+        "(cassette file sha256 abababababab…). The manifest calls them oracle_aligned_expected_json, "
+        "but the answers replayed are not that: these numbers describe hand-edited answers, "
+        "neither the expected JSON nor a recorded model."
+    )
+    assert evidence_from_tags({**tags, "cassettes_edited": "false"}) == evidence_line(
+        "oracle_aligned_expected_json", model="gpt-4o-mini"
+    )
+    assert evidence_from_tags({"model": "m"}) == evidence_line(None)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from .mlflow_names import TAG_CASSETTE_FILE, TAG_CASSETTE_KIND, TAG_CASSETTES_EDITED, TAG_MODEL, flag
 from .vocab import CassetteKind
 
 NOT_PROVEN: tuple[str, ...] = (
@@ -44,6 +47,23 @@ def evidence_line(kind: str | None, *, model: str | None = None, edits: str | No
             "evidence event, reported and compared, never gated."
         )
     return "Evidence: not measured yet (no cassette kind recorded); there is no number to trust."
+
+
+def edits_from_tags(tags: Mapping[str, str]) -> str | None:
+    """What ``evidence_line`` needs as ``edits`` for a logged run tagged ``cassettes_edited``."""
+    if tags.get(TAG_CASSETTES_EDITED) != flag(True):
+        return None
+    sha = tags.get(TAG_CASSETTE_FILE)
+    return "the replayed answers are not what the manifest records" + (
+        f" (cassette file sha256 {sha[:12]}…)" if sha else ""
+    )
+
+
+def evidence_from_tags(tags: Mapping[str, str]) -> str:
+    """The evidence sentence of a logged run, from its tags alone (the gate's report, ``baseline
+    show``, a rescored run): a run tagged ``cassettes_edited=true`` is EDITED, whatever its
+    cassette kind says, as the run itself was described."""
+    return evidence_line(tags.get(TAG_CASSETTE_KIND), model=tags.get(TAG_MODEL), edits=edits_from_tags(tags))
 
 
 def run_description(

@@ -405,3 +405,16 @@ def test_a_baseline_with_no_gated_metrics_result_whole() -> None:
     assert judge(_RUN, [empty]) == GateResult(
         Verdict.CANNOT_EVALUATE, ("the baseline of 'openai' lists no gated metrics.",), _RUN, empty, ()
     )
+
+
+def test_the_gate_report_of_a_run_on_edited_cassettes_says_edited() -> None:
+    # the run's own description says EDITED (docs/tracking.md); its gate.md must not call it
+    # oracle-aligned because the manifest does
+    from extraction_eval.gates._gate_run import render_markdown
+
+    edited = run(cassettes_edited="true", cassette_file_sha256="cd" * 32)
+    text = render_markdown(judge(edited, [_BASE]))
+    assert "\nEvidence: EDITED cassettes: the replayed answers are not what the manifest records " in text
+    assert "(cassette file sha256 cdcdcdcdcdcd…)" in text
+    assert "\nEvidence: oracle-aligned cassettes" not in text
+    assert "\nBaseline Evidence: not measured yet" in text  # this fixture baseline has no cassette kind

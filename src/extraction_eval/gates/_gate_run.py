@@ -15,7 +15,7 @@ from .._exceptions import CannotEvaluate, GoldDataError, OutputError, TrackingEr
 from .._git import git_state
 from .._jsonio import atomic_write_text
 from .._settings import mask_secrets, project_root, tracking_uri
-from ..evidence import evidence_line
+from ..evidence import evidence_from_tags
 from ..mlflow_names import (
     EXPERIMENT,
     TAG_BASELINE_SOURCE,
@@ -130,7 +130,7 @@ def render_markdown(
             f"matcher `{t.get(TAG_MATCHER)}`, enforcement `{t.get(TAG_ENFORCEMENT)}`, commit "
             f"`{(t.get(TAG_GIT_COMMIT) or '?')[:12]}`.",
             "",
-            evidence_line(t.get(TAG_CASSETTE_KIND), model=t.get(TAG_MODEL)),
+            evidence_from_tags(t),
         ]
     if base is not None:
         lines += [
@@ -138,7 +138,7 @@ def render_markdown(
             f"**Baseline** `{base.model_name}` version {base.version} (run `{base.run_id}`), "
             f"enforcement `{base.enforcement}`, source `{base.tags.get(TAG_BASELINE_SOURCE, '?')}`.",
             "",
-            "Baseline " + evidence_line(base.tags.get(TAG_CASSETTE_KIND), model=base.tags.get(TAG_MODEL)),
+            "Baseline " + evidence_from_tags(base.tags),
         ]
     if result.rows:
         by_key = {st.key: st for st in stats}

@@ -30,12 +30,14 @@ from ..evaluation import (
     write_outputs,
     write_run_json,
 )
-from ..evidence import evidence_line, run_description
+from ..evidence import edits_from_tags, evidence_from_tags, run_description
 from ..gold import Conversation, GoldSet, load_gold
 from ..mlflow_names import (
     EXPERIMENT,
     TAG_BUDGET_EXHAUSTED,
+    TAG_CASSETTE_FILE,
     TAG_CASSETTE_KIND,
+    TAG_CASSETTES_EDITED,
     TAG_ENFORCEMENT,
     TAG_GIT_COMMIT,
     TAG_GIT_DIRTY,
@@ -70,6 +72,8 @@ PROVENANCE_TAGS = (
     TAG_PROMPT,
     TAG_SCHEMA,
     TAG_CASSETTE_KIND,
+    TAG_CASSETTE_FILE,
+    TAG_CASSETTES_EDITED,
     TAG_ENFORCEMENT,
     TAG_PROVIDER,
     TAG_MODEL,
@@ -191,8 +195,9 @@ def _log_and_write(folder: OutputFolder, rescored: _Rescored) -> RescoreResult:
     files = write_outputs(folder.staging, rescored.gold_dir, scored)
     kind = tags.get(TAG_CASSETTE_KIND, "")
     provider = tags.get(TAG_PROVIDER, Provider.OPENAI.value)
+    edits = edits_from_tags(tags)  # a rescore of edited cassettes is described as edited too
     description = run_description(
-        kind, model=model, provider=provider, gold_version=gold.version, subset=subset.value
+        kind, model=model, provider=provider, gold_version=gold.version, subset=subset.value, edits=edits
     ) + (f"\n\nRESCORED from run {run_id} under matcher {matcher_id(matcher)}: its stored responses, no provider call.")
     logged = log_eval_run(
         tracking_uri=uri,
@@ -216,7 +221,7 @@ def _log_and_write(folder: OutputFolder, rescored: _Rescored) -> RescoreResult:
         experiment_name=logged.experiment_name,
         tracking_uri=logged.tracking_uri,
         status=logged.status,
-        evidence=evidence_line(kind, model=model),
+        evidence=evidence_from_tags(tags),
         tags=tags,
     )
     committed = folder.commit()

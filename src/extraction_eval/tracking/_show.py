@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from .._settings import tracking_uri
-from ..evidence import evidence_line
+from ..evidence import evidence_from_tags
 from ..mlflow_names import (
     TAG_BASELINE_SOURCE,
-    TAG_CASSETTE_KIND,
     TAG_GOLD_VERSION,
     TAG_LAST_REFRESHED,
     TAG_MATCHER,
@@ -32,7 +31,7 @@ def baseline_lines(uri: str | None = None) -> list[str]:
             f"{t.get(TAG_SUBSET)} | matcher {t.get(TAG_MATCHER) or '-'} | source "
             f"{t.get(TAG_BASELINE_SOURCE)} | refreshed {t.get(TAG_LAST_REFRESHED) or '-'}"
         )
-        lines.append(f"  {evidence_line(t.get(TAG_CASSETTE_KIND), model=t.get(TAG_MODEL))}")
+        lines.append(f"  {evidence_from_tags(t)}")
         metrics = b.measured_metrics
         if metrics is None:
             lines.append("  metrics: null (not measured yet)")
