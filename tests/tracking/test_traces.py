@@ -88,6 +88,18 @@ def test_each_conversation_is_a_trace_with_its_outcomes(tiny_gold: Path, local_s
     spurious = next(a for a in traces["t08"].info.assessments if a.name == "outcome")
     assert spurious.metadata["predicted"] == "User likes tea."
     assert spurious.metadata["rule"] == "negative conversation: nothing is expected"
+
+    # filterable by outcome (issue 13): the trace search the UI's search box runs takes the
+    # assessments as `feedback.<name>`
+    def found(where: str) -> list[str]:
+        hits = client.search_traces(
+            locations=[run.info.experiment_id], run_id=run.info.run_id, filter_string=where, max_results=100
+        )
+        return sorted(t.info.tags["conversation_id"] for t in hits)
+
+    assert found("feedback.status = 'all_matched'") == ["t02", "t03", "t04", "t06"]
+    assert found("feedback.status = 'all_missed'") == ["t01"]
+    assert found("feedback.outcome = 'category_mismatch'") == ["t07"]
     # linked to the run: the run's Traces tab (sourceRun metadata) and the entity association
     assert all(t.info.trace_metadata["mlflow.sourceRun"] == run.info.run_id for t in traces.values())
 
