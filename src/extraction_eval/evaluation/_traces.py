@@ -22,7 +22,7 @@ from typing import Any
 from ..gold import Conversation
 from ..scoring import ConversationScore, Matcher, Memory, conversation_status
 from ..scoring._matcher import explain
-from ..scoring._outcomes import MemoryOutcome
+from ..scoring._outcomes import MemoryOutcome, pair_outcome
 
 STATUS_ASSESSMENT = "status"
 OUTCOME_ASSESSMENT = "outcome"
@@ -124,12 +124,7 @@ def memory_assessments(score: ConversationScore, matcher: Matcher) -> tuple[Asse
                 )
             )
             continue
-        if not pair.category_ok:
-            outcome = MemoryOutcome.CATEGORY_MISMATCH
-        elif not pair.temporal_ok:
-            outcome = MemoryOutcome.TEMPORAL_MISMATCH
-        else:
-            outcome = MemoryOutcome.MATCHED
+        outcome = pair_outcome(pair)
         _, rule = _explain(matcher, item.memory.content, pair.predicted.content)
         out.append(
             _assessment(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from ._metrics import ConversationScore, conversation_status
+from ._metrics import ConversationScore, MatchedPair, conversation_status
 from ._types import Memory
 
 
@@ -23,6 +23,15 @@ class MemoryOutcome(StrEnum):
     SPURIOUS = "spurious"
     CATEGORY_MISMATCH = "category_mismatch"
     TEMPORAL_MISMATCH = "temporal_mismatch"
+
+
+def pair_outcome(pair: MatchedPair) -> MemoryOutcome:
+    """A matched pair's outcome: a wrong category set first, then a wrong temporal kind."""
+    if not pair.category_ok:
+        return MemoryOutcome.CATEGORY_MISMATCH
+    if not pair.temporal_ok:
+        return MemoryOutcome.TEMPORAL_MISMATCH
+    return MemoryOutcome.MATCHED
 
 
 def outcome_counts(s: ConversationScore) -> dict[str, int]:
@@ -75,12 +84,7 @@ def memory_rows(s: ConversationScore) -> list[dict[str, Any]]:
         if pair is None:
             rows.append(_row(s, MemoryOutcome.MISSED, item.memory, None, memory_id=item.memory_id, similarity=None))
             continue
-        if not pair.category_ok:
-            outcome = MemoryOutcome.CATEGORY_MISMATCH
-        elif not pair.temporal_ok:
-            outcome = MemoryOutcome.TEMPORAL_MISMATCH
-        else:
-            outcome = MemoryOutcome.MATCHED
+        outcome = pair_outcome(pair)
         rows.append(_row(s, outcome, item.memory, pair.predicted, memory_id=item.memory_id, similarity=pair.similarity))
     for index in s.unmatched_predicted:
         rows.append(
