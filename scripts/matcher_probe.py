@@ -214,7 +214,9 @@ def main(
     for row in rows:
         similarity, rule = chosen.explain(row.gold, row.candidate)
         similarities.append(similarity)
-        probed.append(Probed(row.same_fact, similarity >= chosen.threshold, rule, model.cosine(row.gold, row.candidate)))
+        probed.append(
+            Probed(row.same_fact, similarity >= chosen.threshold, rule, model.cosine(row.gold, row.candidate))
+        )
     print("\n".join(report(probed, similarities, matcher)))
 
 
