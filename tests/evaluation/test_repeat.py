@@ -87,3 +87,20 @@ def test_live_repeat_against_the_stub_provider(
     assert metrics["repeat/samples"] == 3.0 and metrics["repeat/agreement"] == 1.0
     assert metrics["repeat/spread/macro/recall"] == 0.0
     assert metrics["counts/conversations"] == 24.0 and metrics["n/failures/rate"] == 24.0
+    # the tables MLflow shows tell the samples apart too: a `sample` column after conversation_id
+    from mlflow import MlflowClient
+
+    client = MlflowClient()
+    run_id = json.loads((out / "run.json").read_text())["run_id"]
+    table = json.loads(Path(client.download_artifacts(run_id, "per_conversation_table.json", str(tmp_path))).read_text())
+    assert table["columns"][:3] == ["conversation_id", "sample", "status"]
+    assert [row[:2] for row in table["data"]] == [[f"t0{i}", k] for k in range(3) for i in range(1, 9)]
+    memories = json.loads(Path(client.download_artifacts(run_id, "per_memory_table.json", str(tmp_path))).read_text())
+    assert memories["columns"][:2] == ["conversation_id", "sample"]
+    # tiny gold holds 8 expected memories (t01-t06 one each, t07 two, t08 none), each matched in
+    # every sample by the stub's oracle answers
+    rows = [dict(zip(memories["columns"], values, strict=True)) for values in memories["data"]]
+    assert [r["sample"] for r in rows] == [0] * 8 + [1] * 8 + [2] * 8
+    expected_ids = ["t01", "t02", "t03", "t04", "t05", "t06", "t07", "t07"]
+    assert [r["conversation_id"] for r in rows] == expected_ids * 3
+    assert {r["outcome"] for r in rows} == {"matched"}

@@ -48,10 +48,15 @@ def per_conversation_rows(scored: ScoredRun) -> list[dict[str, Any]]:
 
 
 def table_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The per-conversation table MLflow shows: flat columns a reviewer sorts by error."""
+    """The per-conversation table MLflow shows: flat columns a reviewer sorts by error.
+
+    On a ``--repeat`` run a conversation has a row per sample, told apart by a ``sample`` column
+    (absent on a run of one sample, whose table is unchanged)."""
+    repeated = any(r["sample"] for r in rows)
     return [
         {
             "conversation_id": r["conversation_id"],
+            **({"sample": r["sample"]} if repeated else {}),
             "status": r["status"],
             "expected": len(r["expected"]),
             "predicted": len(r["predicted"]),
@@ -64,8 +69,15 @@ def table_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def memory_table_rows(scored: ScoredRun) -> list[dict[str, Any]]:
-    """One row per expected or predicted memory of the run (``scoring.memory_rows``)."""
-    return [row for conversation in scored.report.conversations for row in memory_rows(conversation)]
+    """One row per expected or predicted memory of the run (``scoring.memory_rows``); on a
+    ``--repeat`` run each row says its conversation's ``sample``, after ``conversation_id``."""
+    if not any(scored.samples):
+        return [row for conversation in scored.report.conversations for row in memory_rows(conversation)]
+    return [
+        {"conversation_id": row["conversation_id"], "sample": sample, **row}
+        for conversation, sample in zip(scored.report.conversations, scored.samples, strict=True)
+        for row in memory_rows(conversation)
+    ]
 
 
 def write_outputs(output_dir: Path, gold_dir: Path, scored: ScoredRun) -> RunFiles:
