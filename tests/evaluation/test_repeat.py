@@ -92,7 +92,9 @@ def test_live_repeat_against_the_stub_provider(
 
     client = MlflowClient()
     run_id = json.loads((out / "run.json").read_text())["run_id"]
-    table = json.loads(Path(client.download_artifacts(run_id, "per_conversation_table.json", str(tmp_path))).read_text())
+    table = json.loads(
+        Path(client.download_artifacts(run_id, "per_conversation_table.json", str(tmp_path))).read_text()
+    )
     assert table["columns"][:3] == ["conversation_id", "sample", "status"]
     assert [row[:2] for row in table["data"]] == [[f"t0{i}", k] for k in range(3) for i in range(1, 9)]
     memories = json.loads(Path(client.download_artifacts(run_id, "per_memory_table.json", str(tmp_path))).read_text())
