@@ -13,6 +13,8 @@ from mlflow import MlflowClient
 from typer.testing import CliRunner
 
 from extraction_eval.cli import app
+from extraction_eval.gold import ProviderBaseline
+from extraction_eval.pipeline._rescore import comparable_baseline
 
 from ..helpers import mutate_cassettes
 
@@ -83,6 +85,22 @@ def test_rescore_diff_and_the_gate_refuses_another_matcher(tiny_gold: Path, loca
     assert new.metrics["micro/precision"] == pytest.approx(7 / 8)
     assert new.metrics["recall/factual"] == pytest.approx(2 / 3)  # t01, t02, t07-m2: t02 lost
     assert json.loads((again / "run.json").read_text())["tags"]["rescored_from"] == source
+    # a rescored run has what a run has in the UI: a trace per conversation, assessed under the new
+    # matcher (t02 is the one partial conversation: its rewording is missed and spurious), and the
+    # plots, the per-category one without the fact-cover baseline's bars (another matcher)
+    assert new.tags["traces"] == "8"
+    experiment = client.get_run(rescored).info.experiment_id
+    traces = client.search_traces(locations=[experiment], run_id=rescored, max_results=100)
+    assert sorted(t.info.tags["conversation_id"] for t in traces) == [f"t0{i}" for i in range(1, 9)]
+    missed = client.search_traces(
+        locations=[experiment], run_id=rescored, filter_string="feedback.outcome = 'missed'", max_results=100
+    )
+    assert [t.info.tags["conversation_id"] for t in missed] == ["t02"]
+    assert {a.path for a in client.list_artifacts(rescored, "plots")} == {
+        "plots/per_category.png",
+        "plots/category_confusion.png",
+        "plots/temporal_confusion.png",
+    }
 
     # from an output folder whose run.json names the run: the same numbers
     result = runner.invoke(
@@ -97,10 +115,14 @@ def test_rescore_diff_and_the_gate_refuses_another_matcher(tiny_gold: Path, loca
             str(tiny_gold),
             "--output-dir",
             str(first),
+            "--no-traces",
         ],
     )
     assert result.exit_code == 0, result.output
     assert f"from {first / 'responses.jsonl'} (no provider call)" in result.output
+    without = run_id(first)
+    assert client.get_run(without).data.tags["traces"] == "off"
+    assert client.search_traces(locations=[experiment], run_id=without, max_results=100) == []
     assert json.loads((first / "metrics.json").read_text())["micro/recall"] == pytest.approx(7 / 8)
 
     # the gate never judges a keyed-dice run against the fact-cover baseline
@@ -183,3 +205,34 @@ def test_a_rescore_that_fails_while_logging_leaves_the_folder_marked_failed(
     marker = json.loads((out / "run.json").read_text())
     assert marker["status"] == "FAILED" and "No space left on device" in marker["reason"]
     assert sorted(p.name for p in out.iterdir()) == [".extraction-eval.lock", "run.json"]  # nothing half-written
+
+
+def _block(matcher: str, metrics: dict[str, float] | None) -> ProviderBaseline:
+    return ProviderBaseline(
+        model="gpt-4o-mini",
+        enforcement="ci",
+        cassette_kind="oracle_aligned_expected_json",
+        subset="full",
+        matcher=matcher,
+        gated_metrics=("macro/recall",),
+        metrics=metrics,
+        last_refreshed=None,
+        mlflow_run_id=None,
+    )
+
+
+def test_the_plot_sets_beside_a_rescored_run_only_a_baseline_of_its_matcher() -> None:
+    figures = {"recall/factual": 0.75}
+    assert comparable_baseline(_block("fact-cover@2", figures), "fact-cover@2") == (
+        figures,
+        "no baseline metrics in baseline_results.json",
+    )
+    assert comparable_baseline(_block("fact-cover@2", figures), "keyed-dice@3") == (
+        None,
+        "the baseline was measured under matcher fact-cover@2, not keyed-dice@3: not shown",
+    )
+    assert comparable_baseline(_block("fact-cover@2", None), "fact-cover@2") == (
+        None,
+        "no baseline metrics in baseline_results.json",
+    )
+    assert comparable_baseline(None, "fact-cover@2") == (None, "no baseline metrics in baseline_results.json")

@@ -18,13 +18,22 @@ def rescore_command(
     ] = None,
     gold: GoldOption = DEFAULT_GOLD,
     output_dir: OutputOption = DEFAULT_OUTPUT,
+    no_traces: Annotated[
+        bool,
+        typer.Option(
+            "--no-traces",
+            help="Log no per-conversation MLflow traces (by default each conversation is a trace with an "
+            "assessment per memory, as on a run).",
+        ),
+    ] = False,
 ) -> None:
     """Score a run's stored raw responses again (no provider call); log a new run tagged rescored_from."""
     from ..evaluation._judging import JUDGMENTS_FILE, choose_matcher
     from ..pipeline._rescore import rescore_run
 
     command = f"extraction-eval run --mode record --matcher judge --gold {gold}"
-    result = rescore_run(run_id, choose_matcher(matcher, gold / JUDGMENTS_FILE, command), gold, output_dir)
+    chosen = choose_matcher(matcher, gold / JUDGMENTS_FILE, command)
+    result = rescore_run(run_id, chosen, gold, output_dir, traces=not no_traces)
     m = result.metrics
     typer.echo(
         f"run {result.logged.run_id} in experiment {result.logged.experiment_name!r}: run {result.source_run_id} "

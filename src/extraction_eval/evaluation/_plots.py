@@ -61,7 +61,13 @@ def _pyplot() -> Any:
     return plt
 
 
-def _per_category(path: Path, metrics: Mapping[str, float], baseline: Mapping[str, float] | None, title: str) -> None:
+#: what the per-category plot's title says when it has no baseline bars
+NO_BASELINE = "no baseline metrics in baseline_results.json"
+
+
+def _per_category(
+    path: Path, metrics: Mapping[str, float], baseline: Mapping[str, float] | None, title: str, no_baseline: str
+) -> None:
     plt = _pyplot()
     labels = [c.value for c in CATEGORIES]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
@@ -79,7 +85,7 @@ def _per_category(path: Path, metrics: Mapping[str, float], baseline: Mapping[st
         ax.set_ylim(0, 1.12)
         ax.set_title(measure)
         ax.legend(loc="lower right", fontsize=8)
-    fig.suptitle(title + ("" if baseline is not None else " (no baseline metrics in baseline_results.json)"))
+    fig.suptitle(title + ("" if baseline is not None else f" ({no_baseline})"))
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -106,12 +112,18 @@ def _confusion(path: Path, labels: Sequence[str], matrix: Matrix, title: str, wh
 
 
 def write_plots(
-    folder: Path, report: ScoreReport, metrics: Mapping[str, float], baseline: Mapping[str, float] | None, title: str
+    folder: Path,
+    report: ScoreReport,
+    metrics: Mapping[str, float],
+    baseline: Mapping[str, float] | None,
+    title: str,
+    no_baseline: str = NO_BASELINE,
 ) -> tuple[Path, ...]:
-    """The three PNG files in ``folder`` (created when missing)."""
+    """The three PNG files in ``folder`` (created when missing); ``no_baseline`` is what the
+    per-category plot's title says when ``baseline`` is None."""
     folder.mkdir(parents=True, exist_ok=True)
     per_category = folder / PER_CATEGORY_PLOT
-    _per_category(per_category, metrics, baseline, title)
+    _per_category(per_category, metrics, baseline, title, no_baseline)
     labels, matrix = category_confusion(report)
     categories = folder / CATEGORY_CONFUSION_PLOT
     _confusion(categories, labels, matrix, "categories over matched pairs", "category")

@@ -27,11 +27,14 @@ from ..evaluation import (
     parse_responses,
     score_answers,
     table_rows,
+    trace_records,
     write_outputs,
+    write_plots,
     write_run_json,
 )
+from ..evaluation._plots import NO_BASELINE
 from ..evidence import edits_from_tags, evidence_from_tags, run_description
-from ..gold import Conversation, GoldSet, load_gold
+from ..gold import Conversation, GoldSet, ProviderBaseline, baseline_block, load_gold
 from ..mlflow_names import (
     EXPERIMENT,
     TAG_BUDGET_EXHAUSTED,
@@ -58,10 +61,11 @@ from ..mlflow_names import (
     TAG_SCHEMA,
     TAG_SUBSET,
     TAG_SYSTEM_FINGERPRINT,
+    TAG_TRACES,
     VLLM_EXPERIMENT,
 )
 from ..scoring import Matcher, matcher_id, matcher_params
-from ..tracking._log import MEMORY_TABLE_FILE, TABLE_FILE, LoggedRun, gold_dataset, log_eval_run
+from ..tracking._log import MEMORY_TABLE_FILE, PLOTS_DIR, TABLE_FILE, LoggedRun, gold_dataset, log_eval_run
 from ..tracking._stored import get_run, read_stored
 from ..vocab import Provider, Subset
 
@@ -111,6 +115,16 @@ def rescore_tags(source: Mapping[str, str], source_run_id: str, matcher: Matcher
     return tags
 
 
+def comparable_baseline(block: ProviderBaseline | None, matcher: str) -> tuple[Mapping[str, float] | None, str]:
+    """The baseline figures the per-category plot sets beside a rescored run's, or None and why
+    not: figures measured under another matcher are not comparable (the gate refuses them too)."""
+    if block is None or block.metrics is None:
+        return None, NO_BASELINE
+    if block.matcher != matcher:
+        return None, f"the baseline was measured under matcher {block.matcher}, not {matcher}: not shown"
+    return block.metrics, NO_BASELINE
+
+
 def _check_gold(gold: GoldSet, tags: Mapping[str, str], run_id: str, answers: Mapping[str, object]) -> Subset:
     version = tags.get(TAG_GOLD_VERSION)
     if version is not None and version != gold.version:
@@ -133,8 +147,11 @@ def _check_gold(gold: GoldSet, tags: Mapping[str, str], run_id: str, answers: Ma
     return subset
 
 
-def rescore_run(run_id: str, matcher: Matcher, gold_dir: Path, output_dir: Path) -> RescoreResult:
-    """Score run ``run_id``'s stored responses again under ``matcher``; log and write a new run."""
+def rescore_run(
+    run_id: str, matcher: Matcher, gold_dir: Path, output_dir: Path, *, traces: bool = True
+) -> RescoreResult:
+    """Score run ``run_id``'s stored responses again under ``matcher``; log and write a new run,
+    with the plots and (unless ``traces`` is false) the per-conversation traces a run has."""
     from ..tracking._client import open_reader
 
     uri = tracking_uri()
@@ -158,7 +175,7 @@ def rescore_run(run_id: str, matcher: Matcher, gold_dir: Path, output_dir: Path)
     # folder, whose responses.jsonl was just read); from here on it is one unit, as for `run`.
     with output_folder(output_dir) as folder:
         rescored = _Rescored(
-            run_id, matcher, gold_dir, gold, subset, tuple(selected), model, scored, tags, params, stored.source
+            run_id, matcher, gold_dir, gold, subset, tuple(selected), model, scored, tags, params, stored.source, traces
         )
         return _log_and_write(folder, rescored)
 
@@ -178,6 +195,7 @@ class _Rescored:
     tags: dict[str, str]
     params: dict[str, str]
     responses_source: str
+    traces: bool
 
 
 def _log_and_write(folder: OutputFolder, rescored: _Rescored) -> RescoreResult:
@@ -199,11 +217,26 @@ def _log_and_write(folder: OutputFolder, rescored: _Rescored) -> RescoreResult:
     description = run_description(
         kind, model=model, provider=provider, gold_version=gold.version, subset=subset.value, edits=edits
     ) + (f"\n\nRESCORED from run {run_id} under matcher {matcher_id(matcher)}: its stored responses, no provider call.")
+    name = f"rescore-{matcher_id(matcher)}-{run_id[:8]}"
+    baseline, no_baseline = comparable_baseline(baseline_block(rescored.gold_dir, provider), matcher_id(matcher))
+    plots = write_plots(folder.staging / PLOTS_DIR, scored.report, scored.metrics, baseline, name, no_baseline)
+    records = (
+        trace_records(
+            scored.report.conversations,
+            {c.conversation_id: c for c in rescored.selected},
+            [a.latency_s for a in scored.answers],
+            matcher,
+            scored.samples,
+        )
+        if rescored.traces
+        else []
+    )
+    tags = {**tags, TAG_TRACES: str(len(records)) if rescored.traces else "off"}
     logged = log_eval_run(
         tracking_uri=uri,
         experiment_name=VLLM_EXPERIMENT if provider == Provider.VLLM.value else EXPERIMENT,
         run_id=None,
-        run_name=f"rescore-{matcher_id(matcher)}-{run_id[:8]}",
+        run_name=name,
         tags=tags,
         params=rescored.params,
         metrics={k: v for k, v in scored.metrics.items() if not k.startswith("counts/")},
@@ -212,6 +245,8 @@ def _log_and_write(folder: OutputFolder, rescored: _Rescored) -> RescoreResult:
         tables={TABLE_FILE: table_rows(files.rows), MEMORY_TABLE_FILE: memory_table_rows(scored)},
         dataset=gold_dataset(gold, rescored.selected, subset.value),
         failed=False,
+        plots=plots,
+        traces=records,
     )
     folder.run_id = logged.run_id
     write_run_json(
