@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from .._git import git_state
@@ -105,7 +106,9 @@ def _run_steps(mode: Mode, gold_dir: Path, folder: OutputFolder, options: RunOpt
     files = write_staged(folder, gold_dir, scored)
     name = run_name(plan, gold.version, git, replayed)
     block = baseline_block(gold_dir, plan.provider.value)
-    plots = write_plots(
+    # Drawn in a worker thread while the run is logged (tracking._log.log_eval_run).
+    plots = partial(
+        write_plots,
         folder.staging / PLOTS_DIR,
         scored.report,
         scored.metrics,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .._exceptions import ContractDriftError
@@ -92,7 +92,7 @@ def log_run(
     selected: Sequence[Conversation],
     scored: ScoredRun,
     files: RunFiles,
-    plots: Sequence[Path],
+    plots: Sequence[Path] | Callable[[], Sequence[Path]],
     *,
     tags: Mapping[str, str],
     params: Mapping[str, str],
@@ -102,7 +102,8 @@ def log_run(
 ) -> LoggedRun:
     """One MLflow run (or the one ``mlflow run`` created): tags, params, the metrics (the
     ``counts/`` keys are params), the scored conversations as a dataset, the output files, the
-    plots and the per-conversation and per-memory tables."""
+    plots (or the function that draws them, run while the rest is logged) and the
+    per-conversation and per-memory tables."""
     return log_eval_run(
         tracking_uri=tracking_uri(),
         experiment_name=plan.experiment,

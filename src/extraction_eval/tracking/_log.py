@@ -13,7 +13,7 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from .._settings import mask_secrets
 from ..evaluation._traces import TraceRecord
 from ..gold import Conversation, GoldSet
 from ..mlflow_names import TAG_LOGGED_ARTIFACTS, TAG_NOTE, TAG_RUN_NAME
+from ._background import Background, WorkerFailed
 from ._connect import configure_mlflow_client, mlflow_client
 from ._refused import refusal
 
@@ -122,15 +123,19 @@ def log_eval_run(
     tables: Mapping[str, Sequence[Mapping[str, Any]]],
     dataset: DatasetInfo,
     failed: bool,
-    plots: Sequence[Path] = (),
+    plots: Sequence[Path] | Callable[[], Sequence[Path]] = (),
     prompt: tuple[str, str] | None = None,
     traces: Sequence[TraceRecord] = (),
 ) -> LoggedRun:
     """Create (or, under ``mlflow run``, continue) the run and log everything to it.
 
     ``tables`` maps an artifact name to its rows (MLflow table format); ``plots`` are
-    logged under ``plots/``. Under ``mlflow run`` the run keeps the params MLflow already
-    logged for it (the entry point's), and gets the harness's run name. ``prompt`` (text,
+    logged under ``plots/``. ``plots`` may instead be a function that writes them and
+    returns their paths: it then runs in a worker thread from the moment the run exists,
+    while the rest is logged (drawing is CPU work here, logging mostly waits for the store),
+    and its files are logged after the traces. An exception it raises ends the run FAILED
+    like any other and propagates unchanged. Under ``mlflow run`` the run keeps the params
+    MLflow already logged for it (the entry point's), and gets the harness's run name. ``prompt`` (text,
     sha256) is registered in the Prompt Registry and linked to the run. ``traces`` (one per
     conversation, with their assessments) are logged in batches and linked to the run
     (``tracking._traces``).
@@ -166,28 +171,42 @@ def log_eval_run(
         refused = refusal(exc, tracking_uri, f"log the run to experiment {experiment_name!r}")
         raise (refused or _tracking_error(tracking_uri, exc, None)) from None
     try:
-        _log_everything(
-            client,
-            rid,
-            tags={**tags, **extra_tags, TAG_NOTE: description},
-            params={k: v for k, v in params.items() if k not in existing_params},
-            metrics=metrics,
-            artifacts=artifacts,
-            plots=plots,
-            tables=tables,
-            dataset=dataset,
-        )
-        if prompt is not None:
-            from ._prompt import link_system_prompt
+        drawing = Background(plots, "extraction-eval-plots") if callable(plots) else None
+        drawn: Sequence[Path] = () if callable(plots) else plots
+        try:
+            _log_everything(
+                client,
+                rid,
+                tags={**tags, **extra_tags, TAG_NOTE: description},
+                params={k: v for k, v in params.items() if k not in existing_params},
+                metrics=metrics,
+                artifacts=artifacts,
+                plots=drawn,
+                tables=tables,
+                dataset=dataset,
+            )
+            if prompt is not None:
+                from ._prompt import link_system_prompt
 
-            link_system_prompt(client, rid, *prompt)
-        if traces:
-            from ._traces import log_traces
+                link_system_prompt(client, rid, *prompt)
+            if traces:
+                from ._traces import log_traces
 
-            log_traces(client, tracking_uri, experiment_id, rid, traces)
+                log_traces(client, tracking_uri, experiment_id, rid, traces)
+            if drawing is not None:
+                for path in drawing.result():
+                    client.log_artifact(rid, str(path), PLOTS_DIR)
+        finally:
+            if drawing is not None:
+                drawing.wait()  # never writing into the staging folder once this run has failed
         status = "FAILED" if failed else "FINISHED"
         client.set_terminated(rid, status)
         name = client.get_experiment(experiment_id).name
+    except WorkerFailed as failure:
+        error = failure.error  # the worker's own exception, unchanged (not a tracking error)
+        end_orphan(client, rid, error)
+        setattr(error, "run_id", rid)  # noqa: B010 - the output folder's marker names the run
+        raise error from None
     except BaseException as exc:
         ended = end_orphan(client, rid, exc)
         setattr(exc, "run_id", rid)  # noqa: B010 - the output folder's marker names the run

@@ -5,13 +5,20 @@ finished batch rather than one live span at a time, and through a ``TracingClien
 the run's tracking URI (never the process-global destination that ``mlflow.start_span`` and
 ``MlflowClient.start_trace`` export to):
 
-1. every trace's root span, in batches of ``BATCH`` traces per ``log_spans`` call (one
-   database session, or one OTLP request to a server, per batch);
-2. each trace's ``TraceInfo`` with its assessments inline (``start_trace``: the trace, its
+1. each trace's ``TraceInfo`` with its assessments inline (``start_trace``: the trace, its
    tags, its metadata ``mlflow.sourceRun`` and its ``Feedback`` rows in one write, where
    ``mlflow.log_feedback`` would make one write per assessment);
+2. every trace's root span, in batches of ``BATCH`` traces per ``log_spans`` call (one
+   database session, or one OTLP request to a server, per batch);
 3. ``link_traces_to_run`` in batches of 100 (MLflow's limit), so that the run's Traces tab
    lists them.
+
+The ``TraceInfo`` goes first: a ``start_trace`` for a trace that ``log_spans`` already created
+takes the store's conflict path (a failed INSERT, a rollback, a locked re-read and a merge of
+every tag, assessment and metadata row), which made the 125 calls of a gold v1 run about 1.7 s
+slower against a server. In this order ``log_spans`` finds each trace finalized
+(``mlflow.trace.infoFinalized``) and changes none of its fields (time, duration, state,
+previews, tags, metadata, assessments), so the stored traces are the same.
 """
 
 from __future__ import annotations
@@ -103,9 +110,9 @@ def log_traces(
             end_ns = start_ns + int(record.latency_s * 1e9)
             spans.append(_span(record, trace_id, start_ns, end_ns))
             infos.append(_info(record, trace_id, experiment_id, run_id, start_ns // 1_000_000, source))
-        tracing.log_spans(experiment_id, spans)
         for info in infos:
             tracing.start_trace(info)
+        tracing.log_spans(experiment_id, spans)
         batch_ids = [info.trace_id for info in infos]
         client.link_traces_to_run(batch_ids, run_id)
         ids.extend(batch_ids)
