@@ -15,8 +15,9 @@ import pytest
 from .conftest import REPO
 
 EXCEPTIONS = {"scripts/team-server", "scripts/gold_agreement.py", "scripts/gold_v2_build.py"}
-#: scripts/run_eval.py is the CLI's own `run` (same app), so it is covered with it.
-WRAPS_THE_CLI = {"scripts/run_eval.py"}
+#: scripts/run_eval.py is the CLI's own `run` (same app), and benchmarks/run_timeline.py runs the
+#: CLI in its own process with each step timed, so both are covered with it.
+WRAPS_THE_CLI = {"scripts/run_eval.py", "benchmarks/run_timeline.py"}
 ENTRY_POINTS = sorted(
     str(p.relative_to(REPO))
     for p in [*(REPO / "scripts").iterdir(), *(REPO / "benchmarks").glob("*.py")]

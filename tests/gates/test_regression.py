@@ -395,9 +395,7 @@ _AFTER_COMPARISON = [
 def test_a_run_refused_after_the_comparison_keeps_baseline_and_rows(tags: dict[str, str], reason: str) -> None:
     the_run = run(**tags)
     # the rows are still shown, so a reader sees the numbers the gate declined to judge
-    assert judge(the_run, [_BASE]) == GateResult(
-        Verdict.CANNOT_EVALUATE, (reason,), the_run, _BASE, rows_all_equal()
-    )
+    assert judge(the_run, [_BASE]) == GateResult(Verdict.CANNOT_EVALUATE, (reason,), the_run, _BASE, rows_all_equal())
 
 
 def test_a_baseline_with_no_gated_metrics_result_whole() -> None:
