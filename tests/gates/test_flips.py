@@ -223,7 +223,10 @@ def test_parse_rows_names_the_source_and_line_of_a_bad_row(line: str, error: str
         ("macro/f1", "micro/recall"),
         ("micro/precision", "micro/recall"),
         ("supersession/recall", "micro/recall"),
-        ("temporal/accuracy", "micro/recall"),
+        ("category_accuracy", "micro/recall"),  # no "/": the whole key is its last part
+        ("temporal_accuracy", "micro/recall"),
+        ("category_accuracy/episodic", "recall/episodic"),
+        ("counts/matched/factual", "recall/factual"),  # the category is the last part
     ],
 )
 def test_the_recall_a_failing_metric_is_read_through(metric: str, recall: str) -> None:
@@ -266,3 +269,60 @@ def test_a_table_cell_escapes_pipes_and_joins_lines() -> None:
     assert render_flips([flip], "A", "B")[-1] == (
         "| c1 | m1 | lost | x y | a \\| b c | 0.123 | rule \\| x | — | — | gone |"
     )
+
+
+def test_a_memory_only_run_b_lists_shows_b_s_text() -> None:
+    # c3's gold row gained m9 between the runs (a corrected gold folder of the same version)
+    m9 = _expected("m9", "User has a dog.", "factual")
+    b = {"c3": {**B["c3"], "expected": [*B["c3"]["expected"], m9], "matches": [_match("m9", 0, 0.85)]}}
+    (gained,) = flips({"c3": A["c3"]}, b, MATCHER_A, MATCHER_B, ["micro/recall"])
+    assert (gained.memory_id, gained.expected, gained.direction) == ("m9", "User has a dog.", "gained")
+    assert gained.a == M4_A  # A predicted nothing
+    # a memory both rows list keeps A's text
+    b = {"c1": {**B["c1"], "expected": [_expected("m1", "User lives in Lisbon (B).", "factual"), C1_EXPECTED[1]]}}
+    assert flips(A, b, MATCHER_A, MATCHER_B, ["micro/recall"])[0].expected == LISBON
+
+
+def test_the_parts_a_row_leaves_out_read_as_empty() -> None:
+    # parse_rows needs a conversation id only: a row without expected, predicted or matches has no
+    # hit and no prediction; a memory without categories counts for no category; a match naming a
+    # memory neither row lists still counts for micro and strict recall, with no text.
+    a = parse_rows(json.dumps({"conversation_id": "c3"}), "A")
+    b_row = {
+        "conversation_id": "c3",
+        "expected": [{"memory_id": "m4", "content": CAT}],
+        "predicted": [{"content": "User has a cat named Tom."}],
+        "matches": [_match("m4", 0, 0.85), _match("m7", 0, 0.5)],
+    }
+    found = flips(a, {"c3": b_row}, MATCHER_A, MATCHER_B)
+    assert [(f.metric, f.memory_id, f.expected, f.direction) for f in found] == [
+        ("micro/recall", "m4", CAT, "gained"),
+        ("micro/recall", "m7", "", "gained"),
+        ("strict/recall", "m4", CAT, "gained"),
+        ("strict/recall", "m7", "", "gained"),
+    ]
+    assert found[0].a == Side(False, None, None, "no prediction in this conversation")
+    assert found[0].b == M4_B
+    assert found[1].b == Side(True, "User has a cat named Tom.", 0.5, "b: nothing shared")
+    # the other way round: the row with nothing matched is B's
+    assert [f.direction for f in flips({"c3": b_row}, a, MATCHER_B, MATCHER_A)] == ["lost"] * 4
+
+
+def test_the_nearest_prediction_is_the_most_similar_and_the_first_of_equals() -> None:
+    expected = [_expected("m1", LISBON, "factual")]
+    predicted = [_predicted("Also Lisbon."), _predicted("User moved to Lisbon."), _predicted("Lisbon, again.")]
+    a = {"c1": _row("c1", expected, [_predicted(LISBON, "factual")], [_match("m1", 0, 1.0)])}
+    b = {"c1": _row("c1", expected, predicted, [])}
+
+    def nearest(table: dict[tuple[str, str], tuple[float, str]]) -> Side:
+        (lost,) = flips(a, b, MATCHER_A, _Lookup("b", table), ["micro/recall"])
+        return lost.b
+
+    # the most similar, though neither first in the answer nor last in spelling
+    side = nearest({(LISBON, p["content"]): (s, "r") for p, s in zip(predicted, (0.2, 0.3, 0.45), strict=True)})
+    assert side == Side(False, "Lisbon, again.", 0.45, "nearest prediction, unmatched: r")
+    # of equally similar predictions, the first in the answer, whatever the rules say
+    table = {(LISBON, p["content"]): (0.3, r) for p, r in zip(predicted, ("a", "c", "b"), strict=True)}
+    assert nearest(table) == Side(False, "Also Lisbon.", 0.3, "nearest prediction, unmatched: a")
+    table = {(LISBON, p["content"]): (0.3, r) for p, r in zip(predicted, ("c", "a", "b"), strict=True)}
+    assert nearest(table) == Side(False, "Also Lisbon.", 0.3, "nearest prediction, unmatched: c")

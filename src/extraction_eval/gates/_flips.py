@@ -108,7 +108,8 @@ def flips(a: Rows, b: Rows, matcher_a: Matcher, matcher_b: Matcher, metrics: Ite
     hits_b = {cid: _hits(b[cid]) for cid in common}
     for metric in wanted:
         for cid in common:
-            texts = {e["memory_id"]: e["content"] for e in a[cid].get("expected", [])}
+            # A's text, or B's for a memory only B's row lists (a gold row corrected between the runs)
+            texts = {e["memory_id"]: e["content"] for e in (*b[cid].get("expected", []), *a[cid].get("expected", []))}
             for mid in sorted(hits_a[cid][metric] ^ hits_b[cid][metric]):
                 text = texts.get(mid, "")
                 out.append(
