@@ -81,9 +81,7 @@ def _hits(row: Mapping[str, Any]) -> dict[str, set[str]]:
     return out
 
 
-def _side(row: Mapping[str, Any] | None, memory_id: str, text: str, matcher: Matcher) -> Side:
-    if row is None:
-        return Side(False, None, None, "no record of this conversation")
+def _side(row: Mapping[str, Any], memory_id: str, text: str, matcher: Matcher) -> Side:
     predicted = [p["content"] for p in row.get("predicted", [])]
     match = next((m for m in row.get("matches", []) if m["memory_id"] == memory_id), None)
     if match is not None:
