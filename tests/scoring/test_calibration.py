@@ -7,8 +7,8 @@ import math
 import pytest
 
 from extraction_eval.scoring import KeyedDiceMatcher
-from extraction_eval.scoring._calibration import LabeledPair, calibrate
-from extraction_eval.scoring._intervals import cluster_bootstrap, kappa_of, precision_of, wilson
+from extraction_eval.scoring._calibration import Decision, LabeledPair, calibrate, decide, figures
+from extraction_eval.scoring._intervals import Estimate, cluster_bootstrap, f1_of, kappa_of, precision_of, wilson
 
 LISBON, RUNS, PENICILLIN = "User lives in Lisbon.", "User runs 5 km every morning.", "User is allergic to penicillin."
 
@@ -108,3 +108,116 @@ def test_kappa_is_undefined_without_both_labels() -> None:
     values = kappa_of(np.asarray([[3, 1, 0, 0], [2, 0, 2, 0]]))
     assert math.isnan(values[0])  # no different-fact pair
     assert values[1] == 1.0  # perfect agreement on both labels
+
+
+def test_one_pair_of_each_label_or_as_many_false_positives_as_true_negatives_gives_every_figure() -> None:
+    # Precision, F1 and kappa need pairs of both labels, one of each is enough; each group below is one
+    # gold row, so every resample repeats its counts and each interval is the point itself.
+    report = calibrate(KEYED_DICE, PAIRS, resamples=200)
+    # preference: row C only, p7 TP and p8 TN. precision 1/1; F1 2/(2+0+0); kappa: p_o = 1,
+    # p_e = ((1+0)(1+0) + (0+1)(0+1)) / 4 = 0.5, (1 - 0.5) / (1 - 0.5) = 1.
+    preference = report.by_category["preference"]
+    assert (preference.true_positive, preference.false_negative) == (1, 0)
+    assert (preference.true_negative, preference.false_positive) == (1, 0)
+    for estimate in (preference.precision, preference.f1, preference.kappa):
+        assert (estimate.value, estimate.low, estimate.high) == (1.0, 1.0, 1.0)
+    # behavioral: row B only, p4 TP, p5 TN, p6 FP (as many false positives as true negatives).
+    # precision 1/2; F1 2/(2+1+0) = 2/3; kappa: p_o = 2/3, p_e = ((1+1)(1+0) + (0+1)(1+1)) / 9 = 4/9,
+    # (2/3 - 4/9) / (1 - 4/9) = 0.4.
+    behavioral = report.by_category["behavioral"]
+    assert (behavioral.true_positive, behavioral.false_negative) == (1, 0)
+    assert (behavioral.true_negative, behavioral.false_positive) == (1, 1)
+    for estimate, expected in ((behavioral.precision, 0.5), (behavioral.f1, 2 / 3), (behavioral.kappa, 0.4)):
+        assert (estimate.value, estimate.low, estimate.high) == pytest.approx((expected,) * 3)
+
+
+def test_a_group_of_one_label_reports_neither_precision_nor_f1_nor_kappa() -> None:
+    by_kind = calibrate(KEYED_DICE, PAIRS, resamples=200).by_kind
+    # other_object: p3, p5, p8 refused, p6 accepted (TN 3, FP 1): precision would be 0/1, but there is
+    # no same-fact pair to agree about.
+    other = by_kind["other_object"]
+    assert (other.true_negative, other.false_positive, other.true_positive + other.false_negative) == (3, 1, 0)
+    # synonym: p1, p4, p7 accepted, p2 refused (TP 3, FN 1): F1 would be 6/7.
+    synonym = by_kind["synonym"]
+    assert (synonym.true_positive, synonym.false_negative, synonym.true_negative + synonym.false_positive) == (3, 1, 0)
+    undefined = Estimate(None, None, None)
+    for group in (other, synonym):
+        assert (group.precision, group.f1, group.kappa) == (undefined, undefined, undefined)
+
+
+def _decision(cluster: str, same: bool, accepted: bool) -> Decision:
+    pair = LabeledPair(f"{cluster}-{same}-{accepted}", cluster, "gold", "candidate", same, "k", ("factual",))
+    return Decision(pair, 1.0 if accepted else 0.0, "rule", accepted)
+
+
+def test_nothing_accepted_leaves_precision_undefined_and_f1_and_kappa_zero() -> None:
+    # Two rows, each one same-fact and one different-fact pair, all refused: TP 0, FN 2, TN 2, FP 0.
+    group = figures([_decision(row, same, False) for row in ("X", "Y") for same in (True, False)], resamples=100)
+    assert (group.true_positive, group.false_negative, group.true_negative, group.false_positive) == (0, 2, 2, 0)
+    assert group.precision == Estimate(None, None, None)  # 0 / 0: no accepted pair
+    # F1 = 0 / (0 + 0 + 2); kappa: p_o = 2/4, p_e = ((0+0)(0+2) + (2+2)(0+2)) / 16 = 0.5, (0.5 - 0.5) / 0.5 = 0.
+    # Both rows hold the same counts, so every resample does too: the intervals are points.
+    assert group.f1 == Estimate(0.0, 0.0, 0.0)
+    assert group.kappa == Estimate(0.0, 0.0, 0.0)
+    assert group.acceptance == wilson(0, 2) and group.refusal == wilson(2, 2)
+
+
+class _Lookup:
+    """A matcher whose similarity is looked up by candidate text (threshold 0.5)."""
+
+    name, version, threshold = "lookup", "1", 0.5
+
+    def __init__(self, scores: dict[str, float]) -> None:
+        self.scores = scores
+
+    def similarity(self, a: str, b: str) -> float:
+        return self.scores[b]
+
+
+def test_a_pair_exactly_at_the_threshold_is_accepted() -> None:
+    # "accepted when the similarity is at or above its threshold"; the rule rounds, the decision does not
+    matcher = _Lookup({"at": 0.5, "below": 0.4999})
+    pairs = [LabeledPair(c, "A", "gold", c, True, "synonym", ("factual",)) for c in ("at", "below")]
+    assert [(d.similarity, d.rule, d.accepted) for d in decide(matcher, pairs)] == [
+        (0.5, "similarity 0.500", True),
+        (0.4999, "similarity 0.500", False),
+    ]
+
+
+# Ten gold rows' (TP, FN, TN, FP): totals TP 12, FN 8, TN 11, FP 6 over 37 pairs.
+ROWS = [(2, 1, 0, 0), (1, 0, 1, 1), (0, 1, 2, 0), (3, 0, 0, 2), (1, 2, 1, 0)]
+ROWS += [(0, 0, 3, 1), (2, 0, 1, 0), (1, 1, 1, 1), (0, 2, 2, 0), (2, 1, 0, 1)]
+
+
+def _pairs_of(rows: list[tuple[int, int, int, int]]) -> list[LabeledPair]:
+    """Pairs giving each row its counts under _Lookup: candidate "yes" is accepted, "no" refused."""
+    pairs = []
+    for r, counts in enumerate(rows):
+        for (same, candidate), n in zip(
+            ((True, "yes"), (True, "no"), (False, "no"), (False, "yes")), counts, strict=True
+        ):
+            for _ in range(n):
+                pairs.append(LabeledPair(f"p{len(pairs)}", f"row{r}", "gold", candidate, same, "mixed", ("factual",)))
+    return pairs
+
+
+def test_every_interval_is_the_seeded_bootstrap_over_gold_rows_with_the_given_resamples() -> None:
+    matcher = _Lookup({"yes": 1.0, "no": 0.0})
+    report = calibrate(matcher, _pairs_of(ROWS), resamples=300, seed=7)
+    assert (report.matcher, report.resamples, report.seed) == ("lookup@1", 300, 7)
+    # precision 12/18; F1 24/(24+6+8); kappa: p_o = 23/37, p_e = (18*20 + 19*17) / 37² = 683/1369,
+    # (23/37 - 683/1369) / (1 - 683/1369) = 168/686.
+    points = {precision_of: 12 / 18, f1_of: 24 / 38, kappa_of: 168 / 686}
+    # overall, the one kind and the one category hold the same ten rows
+    groups = (report.overall, report.by_kind["mixed"], report.by_category["factual"])
+    for group in groups:
+        assert (group.pairs, group.clusters) == (37, 10)
+        for statistic, estimate in zip(points, (group.precision, group.f1, group.kappa), strict=True):
+            interval = cluster_bootstrap(ROWS, statistic, resamples=300, seed=7)
+            assert estimate == Estimate(pytest.approx(points[statistic]), *interval)
+            # the seed and the number of resamples both move these intervals
+            assert interval != cluster_bootstrap(ROWS, statistic, resamples=300, seed=8)
+            assert interval != cluster_bootstrap(ROWS, statistic, resamples=2000, seed=7)
+            assert interval != cluster_bootstrap(ROWS, statistic, resamples=300)
+    # the same call gives the same report
+    assert calibrate(matcher, _pairs_of(ROWS), resamples=300, seed=7) == report

@@ -81,9 +81,7 @@ def _hits(row: Mapping[str, Any]) -> dict[str, set[str]]:
     return out
 
 
-def _side(row: Mapping[str, Any] | None, memory_id: str, text: str, matcher: Matcher) -> Side:
-    if row is None:
-        return Side(False, None, None, "no record of this conversation")
+def _side(row: Mapping[str, Any], memory_id: str, text: str, matcher: Matcher) -> Side:
     predicted = [p["content"] for p in row.get("predicted", [])]
     match = next((m for m in row.get("matches", []) if m["memory_id"] == memory_id), None)
     if match is not None:
@@ -108,7 +106,8 @@ def flips(a: Rows, b: Rows, matcher_a: Matcher, matcher_b: Matcher, metrics: Ite
     hits_b = {cid: _hits(b[cid]) for cid in common}
     for metric in wanted:
         for cid in common:
-            texts = {e["memory_id"]: e["content"] for e in a[cid].get("expected", [])}
+            # A's text, or B's for a memory only B's row lists (a gold row corrected between the runs)
+            texts = {e["memory_id"]: e["content"] for e in (*b[cid].get("expected", []), *a[cid].get("expected", []))}
             for mid in sorted(hits_a[cid][metric] ^ hits_b[cid][metric]):
                 text = texts.get(mid, "")
                 out.append(
