@@ -179,3 +179,32 @@ def test_the_run_must_be_of_head_unless_run_id_names_it() -> None:
     assert agreement_problem(searched, tracked({}, None), None) is None
     # --run-id names a run on purpose: any commit.
     assert agreement_problem(RunChoice("r1", "--run-id", require_head=False), tracked({}, other), head) is None
+
+
+def test_metrics_json_is_read_as_utf_8_whatever_the_locale(tmp_path: Path) -> None:
+    # `run` writes metrics.json in UTF-8 (ensure_ascii=False). A gate under a C locale (an ASCII
+    # codec, as in a bare CI container) reads it the same. The child imports the code under test
+    # from where this process did (for mutation testing), and the same call runs here too.
+    import subprocess
+    import sys
+
+    import extraction_eval
+
+    (tmp_path / "run.json").write_text('{"run_id": "r1"}')
+    (tmp_path / "metrics.json").write_text('{"recall/café": 0.5}', encoding="utf-8")
+    assert choose_run(None, tmp_path).folder_metrics == {"recall/café": 0.5}
+    code = (
+        "import sys; from pathlib import Path; from extraction_eval.gates._agreement import choose_run; "
+        "print(ascii(choose_run(None, Path(sys.argv[1])).folder_metrics))"
+    )
+    env = {
+        **os.environ,
+        "LC_ALL": "C",
+        "PYTHONUTF8": "0",
+        "PYTHONCOERCECLOCALE": "0",
+        "PYTHONPATH": str(Path(extraction_eval.__file__).parents[1]),
+    }
+    child = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], env=env, capture_output=True, text=True, encoding="utf-8"
+    )
+    assert (child.returncode, child.stdout) == (0, "{'recall/caf\\xe9': 0.5}\n"), child.stderr
