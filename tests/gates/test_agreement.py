@@ -208,3 +208,16 @@ def test_metrics_json_is_read_as_utf_8_whatever_the_locale(tmp_path: Path) -> No
         [sys.executable, "-c", code, str(tmp_path)], env=env, capture_output=True, text=True, encoding="utf-8"
     )
     assert (child.returncode, child.stdout) == (0, "{'recall/caf\\xe9': 0.5}\n"), child.stderr
+
+
+def test_a_lock_file_of_garbage_is_shown_bounded_and_never_crashes_the_gate(tmp_path: Path) -> None:
+    # The holder's pid is read as at most 32 bytes of ASCII; anything else is replaced, not fatal.
+    (tmp_path / "run.json").write_text('{"run_id": "r1"}')
+    with held_lock(tmp_path, b"\xff4242\n"):
+        assert (
+            refusal(None, tmp_path) == f"a run (pid \ufffd4242) is writing {tmp_path} now; gate after it has finished."
+        )
+    with held_lock(tmp_path, b"0123456789" * 4):
+        assert refusal(None, tmp_path) == (
+            f"a run (pid 01234567890123456789012345678901) is writing {tmp_path} now; gate after it has finished."
+        )
