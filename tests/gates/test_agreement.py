@@ -197,15 +197,22 @@ def test_metrics_json_is_read_as_utf_8_whatever_the_locale(tmp_path: Path) -> No
         "import sys; from pathlib import Path; from extraction_eval.gates._agreement import choose_run; "
         "print(ascii(choose_run(None, Path(sys.argv[1])).folder_metrics))"
     )
+    package_root = Path(extraction_eval.__file__).parents[1]
     env = {
         **os.environ,
         "LC_ALL": "C",
         "PYTHONUTF8": "0",
         "PYTHONCOERCECLOCALE": "0",
-        "PYTHONPATH": str(Path(extraction_eval.__file__).parents[1]),
+        "PYTHONPATH": str(package_root),
     }
     child = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path)], env=env, capture_output=True, text=True, encoding="utf-8"
+        [sys.executable, "-c", code, str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        cwd=package_root.parent,  # the project root (mutmut's child reads its pyproject.toml there)
     )
     assert (child.returncode, child.stdout) == (0, "{'recall/caf\\xe9': 0.5}\n"), child.stderr
 
