@@ -181,21 +181,31 @@ def test_the_run_must_be_of_head_unless_run_id_names_it() -> None:
     assert agreement_problem(RunChoice("r1", "--run-id", require_head=False), tracked({}, other), head) is None
 
 
-def test_metrics_json_is_read_as_utf_8_whatever_the_locale(tmp_path: Path) -> None:
-    # `run` writes metrics.json in UTF-8 (ensure_ascii=False). A gate under a C locale (an ASCII
-    # codec, as in a bare CI container) reads it the same. The child imports the code under test
-    # from where this process did (for mutation testing), and the same call runs here too.
+def test_run_json_and_metrics_json_are_read_as_utf_8_whatever_the_locale(tmp_path: Path) -> None:
+    # `run` writes both files in UTF-8 (ensure_ascii=False; a failed run's reason is an error
+    # message, in any language). A gate under a C locale (an ASCII codec, as in a bare CI
+    # container) reads them the same. The child imports the code under test from where this
+    # process did (for mutation testing), and the same calls run here too.
     import subprocess
     import sys
 
     import extraction_eval
 
-    (tmp_path / "run.json").write_text('{"run_id": "r1"}')
-    (tmp_path / "metrics.json").write_text('{"recall/café": 0.5}', encoding="utf-8")
-    assert choose_run(None, tmp_path).folder_metrics == {"recall/café": 0.5}
+    complete, failed = tmp_path / "complete", tmp_path / "failed"
+    complete.mkdir()
+    failed.mkdir()
+    (complete / "run.json").write_text('{"run_id": "r1"}')
+    (complete / "metrics.json").write_text('{"recall/café": 0.5}', encoding="utf-8")
+    (failed / "run.json").write_text(
+        '{"run_id": "r9", "status": "FAILED", "reason": "disque plein : /données"}', encoding="utf-8"
+    )
+    assert choose_run(None, complete).folder_metrics == {"recall/café": 0.5}
+    said = f"{failed / 'run.json'} says the last run did not finish cleanly (status FAILED: disque plein : /données"
+    assert refusal(None, failed).startswith(said)
     code = (
-        "import sys; from pathlib import Path; from extraction_eval.gates._agreement import choose_run; "
-        "print(ascii(choose_run(None, Path(sys.argv[1])).folder_metrics))"
+        "import sys; from pathlib import Path; from extraction_eval.gates._agreement import choose_run\n"
+        "try: print(ascii(choose_run(None, Path(sys.argv[1])).folder_metrics))\n"
+        "except Exception as exc: print(ascii(str(exc)))"
     )
     package_root = Path(extraction_eval.__file__).parents[1]
     env = {
@@ -205,16 +215,22 @@ def test_metrics_json_is_read_as_utf_8_whatever_the_locale(tmp_path: Path) -> No
         "PYTHONCOERCECLOCALE": "0",
         "PYTHONPATH": str(package_root),
     }
-    child = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=60,
-        cwd=package_root.parent,  # the project root (mutmut's child reads its pyproject.toml there)
-    )
-    assert (child.returncode, child.stdout) == (0, "{'recall/caf\\xe9': 0.5}\n"), child.stderr
+
+    def in_child(folder: Path) -> str:
+        child = subprocess.run(
+            [sys.executable, "-c", code, str(folder)],
+            env=env,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=60,
+            cwd=package_root.parent,  # the project root (mutmut's child reads its pyproject.toml there)
+        )
+        assert child.returncode == 0, child.stderr
+        return child.stdout
+
+    assert in_child(complete) == "{'recall/caf\\xe9': 0.5}\n"
+    assert in_child(failed).startswith(ascii(said)[:-1])
 
 
 def test_a_lock_file_of_garbage_is_shown_bounded_and_never_crashes_the_gate(tmp_path: Path) -> None:
