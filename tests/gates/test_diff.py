@@ -85,12 +85,14 @@ def store(monkeypatch: pytest.MonkeyPatch) -> Reader:
 
 
 def test_a_lost_memory_is_explained_by_each_runs_own_matcher(store: Reader) -> None:
-    store.artifacts["ra"] = jsonl(row("c1", ["User is vegan."], True), row("c2", [], False))
+    store.artifacts["ra"] = jsonl(row("c1", ["User is a vegan."], True), row("c2", [], False))
     store.artifacts["rb"] = jsonl(row("c1", ["User eats meat."], False), row("c3", [], False))
     found, report = diff_runs("ra", "rb")
     assert store.uri == "sqlite:///somewhere/mlflow.db" and store.closed
     keyed, default = MATCHERS["keyed-dice@3"], MATCHERS["fact-cover@2"]
-    a = Side(True, "User is vegan.", 1.0, explain(keyed, "User is vegan.", "User is vegan.")[1])
+    a_rule = explain(keyed, "User is vegan.", "User is a vegan.")[1]
+    assert a_rule != explain(default, "User is vegan.", "User is a vegan.")[1]  # the matcher shows
+    a = Side(True, "User is a vegan.", 1.0, a_rule)
     b_rule = explain(default, "User is vegan.", "User eats meat.")[1]
     assert b_rule != explain(keyed, "User is vegan.", "User eats meat.")[1]  # the matcher shows
     b = Side(False, "User eats meat.", 0.0, f"nearest prediction, unmatched: {b_rule}")
@@ -140,6 +142,8 @@ def test_no_flip_and_at_most_20_conversations_named_as_in_one_run_only(store: Re
         )
         + "\n"
     )
+    # The other way round: the untagged run is A.
+    assert diff_runs("rb", "ra")[1].startswith("## extraction-eval diff: A `rb` (?) → B `ra` (keyed-dice@3)\n")
     store.artifacts["ra"] = store.artifacts["rb"]
     _, same = diff_runs("ra", "rb")
     assert "In one run only" not in same and same.endswith("\n\nNo expected memory flipped.\n")
