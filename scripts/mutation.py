@@ -55,6 +55,16 @@ DEFAULT_MODULES = (
     "ratios.py",
     "gates/_paired.py",
     "scoring/_cover.py",
+    "gold/_check.py",
+    "gates/_contract_gate.py",
+    "scoring/_calibration.py",
+    "scoring/_judge.py",
+    "gates/_flips.py",
+    "scoring/_parse.py",
+    "scoring/_outcomes.py",
+    "scoring/_intervals.py",
+    "gates/_agreement.py",
+    "gates/_diff.py",
 )
 
 # Surviving mutants that cannot change any behaviour are listed, each with its reason, in
