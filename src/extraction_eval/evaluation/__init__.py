@@ -26,7 +26,7 @@ from ._replayed import ReplayedCassettes, replayed_cassettes
 from ._responses import RESPONSES_FILE, parse_responses, response_row, write_responses
 from ._score import ScoredRun, build_cases, score_answers
 from ._tags import build_params, build_tags, count_params, describe_run, run_name
-from ._traces import AssessmentRecord, TraceRecord, trace_records
+from ._traces import AssessmentRecord, TraceRecord, run_traces, trace_records
 from ._usage import percentile, provenance_tags, usage_metrics
 
 __all__ = [
@@ -72,6 +72,7 @@ __all__ = [
     "replayed_cassettes",
     "response_row",
     "run_name",
+    "run_traces",
     "score_answers",
     "table_rows",
     "temporal_confusion",

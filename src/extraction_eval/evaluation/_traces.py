@@ -17,12 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..gold import Conversation
 from ..scoring import ConversationScore, Matcher, Memory, conversation_status
 from ..scoring._matcher import explain
 from ..scoring._outcomes import MemoryOutcome, pair_outcome
+
+if TYPE_CHECKING:
+    from ._score import ScoredRun
 
 STATUS_ASSESSMENT = "status"
 OUTCOME_ASSESSMENT = "outcome"
@@ -200,3 +203,20 @@ def trace_records(
             )
         )
     return records
+
+
+def run_traces(
+    scored: ScoredRun, selected: Sequence[Conversation], matcher: Matcher, *, enabled: bool
+) -> tuple[list[TraceRecord], str]:
+    """A run's traces (``trace_records`` of every scored conversation) and the value of its
+    ``traces`` tag: their number, or none and ``"off"`` under ``--no-traces``."""
+    if not enabled:
+        return [], "off"
+    records = trace_records(
+        scored.report.conversations,
+        {c.conversation_id: c for c in selected},
+        [a.latency_s for a in scored.answers],
+        matcher,
+        scored.samples,
+    )
+    return records, str(len(records))

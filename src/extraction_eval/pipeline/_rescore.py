@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from .._exceptions import ConfigurationError
@@ -25,9 +26,9 @@ from ..evaluation import (
     memory_table_rows,
     output_folder,
     parse_responses,
+    run_traces,
     score_answers,
     table_rows,
-    trace_records,
     write_outputs,
     write_plots,
     write_run_json,
@@ -219,19 +220,10 @@ def _log_and_write(folder: OutputFolder, rescored: _Rescored) -> RescoreResult:
     ) + (f"\n\nRESCORED from run {run_id} under matcher {matcher_id(matcher)}: its stored responses, no provider call.")
     name = f"rescore-{matcher_id(matcher)}-{run_id[:8]}"
     baseline, no_baseline = comparable_baseline(baseline_block(rescored.gold_dir, provider), matcher_id(matcher))
-    plots = write_plots(folder.staging / PLOTS_DIR, scored.report, scored.metrics, baseline, name, no_baseline)
-    records = (
-        trace_records(
-            scored.report.conversations,
-            {c.conversation_id: c for c in rescored.selected},
-            [a.latency_s for a in scored.answers],
-            matcher,
-            scored.samples,
-        )
-        if rescored.traces
-        else []
-    )
-    tags = {**tags, TAG_TRACES: str(len(records)) if rescored.traces else "off"}
+    # drawn in a worker thread while the run is logged, as a run's are (tracking._log.log_eval_run)
+    plots = partial(write_plots, folder.staging / PLOTS_DIR, scored.report, scored.metrics, baseline, name, no_baseline)
+    records, traces_tag = run_traces(scored, rescored.selected, matcher, enabled=rescored.traces)
+    tags = {**tags, TAG_TRACES: traces_tag}
     logged = log_eval_run(
         tracking_uri=uri,
         experiment_name=VLLM_EXPERIMENT if provider == Provider.VLLM.value else EXPERIMENT,

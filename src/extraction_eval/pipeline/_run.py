@@ -24,8 +24,8 @@ from ..evaluation import (
     plan_run,
     replayed_cassettes,
     run_name,
+    run_traces,
     score_answers,
-    trace_records,
     write_plots,
 )
 from ..evidence import evidence_line
@@ -119,18 +119,7 @@ def _run_steps(mode: Mode, gold_dir: Path, folder: OutputFolder, options: RunOpt
     evidence = evidence_line(
         collected.cassette_kind.value, model=plan.model, edits=replayed.edits() if replayed is not None else None
     )
-    traces = (
-        trace_records(
-            scored.report.conversations,
-            {c.conversation_id: c for c in selected},
-            [a.latency_s for a in scored.answers],
-            matcher,
-            scored.samples,
-        )
-        if options.traces
-        else []
-    )
-    tags[TAG_TRACES] = str(len(traces)) if options.traces else "off"
+    traces, tags[TAG_TRACES] = run_traces(scored, selected, matcher, enabled=options.traces)
     logged = log_run(
         plan,
         gold,
