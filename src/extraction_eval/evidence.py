@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .mlflow_names import TAG_CASSETTE_FILE, TAG_CASSETTE_KIND, TAG_CASSETTES_EDITED, TAG_MODEL, flag
+from .mlflow_names import TAG_ANSWER_SET, TAG_CASSETTE_FILE, TAG_CASSETTE_KIND, TAG_CASSETTES_EDITED, TAG_MODEL, flag
 from .vocab import CassetteKind
 
 NOT_PROVEN: tuple[str, ...] = (
@@ -16,7 +16,9 @@ NOT_PROVEN: tuple[str, ...] = (
 )
 
 
-def evidence_line(kind: str | None, *, model: str | None = None, edits: str | None = None) -> str:
+def evidence_line(
+    kind: str | None, *, model: str | None = None, edits: str | None = None, answer_set: str | None = None
+) -> str:
     """One sentence: which kind of evidence the numbers rest on and what that means.
 
     ``edits`` names how the replayed cassettes differ from what the manifest records
@@ -41,6 +43,14 @@ def evidence_line(kind: str | None, *, model: str | None = None, edits: str | No
             "(live_openai_recorded), replayed deterministically. The numbers describe that "
             "recording of that model under that prompt and schema on the synthetic gold set."
         )
+    if kind == CassetteKind.HAND_WRITTEN_BLIND.value:
+        named = f" (answer set {answer_set!r})" if answer_set else ""
+        return (
+            f"Evidence: HAND-WRITTEN answers{named}, not a model recording (hand_written_blind). A person "
+            "wrote each answer from the system prompt, the schema and the conversation alone, blind to the "
+            "gold rows; these numbers measure the harness (its matcher and metrics) on realistic answers, "
+            "and say nothing about any model."
+        )
     if kind == CassetteKind.LIVE_CALL.value:
         return (
             f"Evidence: live calls to {model or 'the model'} made by this run (live_call): a new "
@@ -63,17 +73,29 @@ def evidence_from_tags(tags: Mapping[str, str]) -> str:
     """The evidence sentence of a logged run, from its tags alone (the gate's report, ``baseline
     show``, a rescored run): a run tagged ``cassettes_edited=true`` is EDITED, whatever its
     cassette kind says, as the run itself was described."""
-    return evidence_line(tags.get(TAG_CASSETTE_KIND), model=tags.get(TAG_MODEL), edits=edits_from_tags(tags))
+    return evidence_line(
+        tags.get(TAG_CASSETTE_KIND),
+        model=tags.get(TAG_MODEL),
+        edits=edits_from_tags(tags),
+        answer_set=tags.get(TAG_ANSWER_SET),
+    )
 
 
 def run_description(
-    kind: str | None, *, model: str, provider: str, gold_version: str, subset: str, edits: str | None = None
+    kind: str | None,
+    *,
+    model: str,
+    provider: str,
+    gold_version: str,
+    subset: str,
+    edits: str | None = None,
+    answer_set: str | None = None,
 ) -> str:
     """The MLflow run description: what the numbers rest on and what they do not prove."""
     lines = [
         f"extraction-eval of {provider}/{model} on gold {gold_version} ({subset} subset).",
         "",
-        evidence_line(kind, model=model, edits=edits),
+        evidence_line(kind, model=model, edits=edits, answer_set=answer_set),
         "",
         "What the numbers do not prove:",
         *(f"- {item}" for item in NOT_PROVEN),

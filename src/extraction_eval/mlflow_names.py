@@ -56,6 +56,7 @@ TAG_RUN_NAME = "mlflow.runName"  # set by the harness under `mlflow run` too
 TAG_CASSETTE_FILE = "cassette_file_sha256"  # replay: sha256 of the cassette file replayed
 TAG_TRACES = "traces"  # how many per-conversation traces the run has, or "off" (--no-traces)
 TAG_CASSETTES_EDITED = "cassettes_edited"  # replay: "true" when they are not what the manifest records
+TAG_ANSWER_SET = "answer_set"  # replay of a realistic answer set (gold/<v>/answers/<set>/), not the oracle cassettes
 
 # Baseline versions and seed runs
 TAG_GATED = "gated_metrics"

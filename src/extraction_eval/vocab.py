@@ -30,6 +30,9 @@ class CassetteKind(StrEnum):
     ORACLE_ALIGNED = "oracle_aligned_expected_json"
     LIVE_RECORDED = "live_openai_recorded"
     LIVE_CALL = "live_call"
+    #: A realistic answer set: answers a person wrote blind to the gold rows (from the system
+    #: prompt, the schema and the conversation only), stored as cassettes. Never a model recording.
+    HAND_WRITTEN_BLIND = "hand_written_blind"
 
 
 class Enforcement(StrEnum):

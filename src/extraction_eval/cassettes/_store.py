@@ -102,7 +102,7 @@ def build_manifest(
         cassette_kind=kind,
         prompt_sha256=prompt_sha256(),
         schema_sha256=schema_sha256(),
-        files={name: sha256_file(gold.path / name) for name in (*gold.input_files, CASSETTES_FILE)},
+        files={name: sha256_file(gold.file_path(name)) for name in (*gold.input_files, CASSETTES_FILE)},
         counts=ManifestCounts(
             conversations=stats["conversations"],
             expected_memories=stats["expected_memories"],

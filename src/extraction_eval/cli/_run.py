@@ -49,7 +49,8 @@ def run_command(
         str | None,
         typer.Option(
             "--matcher",
-            help="name@version, a bare name (its latest), or judge (recorded judgments; asked in --mode record).",
+            help="name@version, a bare name (its latest), judge (recorded judgments; asked in --mode record), "
+            "or reviewed (an answer set's reviewed match decisions; with --answers).",
         ),
     ] = None,
     progress: Annotated[
@@ -69,6 +70,14 @@ def run_command(
             "clustered by conversation, and the samples' agreement.",
         ),
     ] = 1,
+    answers: Annotated[
+        str | None,
+        typer.Option(
+            "--answers",
+            help="Replay the gold folder's hand-written answer set SET (<gold>/answers/SET/) instead of its "
+            "oracle cassettes; with --matcher reviewed, scored as its reviewers matched it.",
+        ),
+    ] = None,
     no_traces: Annotated[
         bool,
         typer.Option(
@@ -97,6 +106,7 @@ def run_command(
             repeat=repeat,
             matcher=matcher,
             traces=not no_traces,
+            answers=answers,
         ),
     )
     for line in summary_lines(result):

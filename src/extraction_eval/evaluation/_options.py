@@ -25,12 +25,19 @@ class RunOptions:
     matcher: str | None = None
     #: ``--no-traces``: log no per-conversation traces (docs/tracking-reference.md#traces).
     traces: bool = True
+    #: ``--answers SET``: replay the gold folder's realistic answer set SET instead of its oracle cassettes.
+    answers: str | None = None
 
 
 def check_options(mode: Mode, options: RunOptions) -> None:
     """What cannot work is refused before anything is called or logged."""
     if options.repeat < 1:
         raise ConfigurationError(f"--repeat {options.repeat!r} must be 1 or more.")
+    if options.answers is not None and not mode.is_replay:
+        raise ConfigurationError(
+            f"--answers {options.answers!r} replays a hand-written answer set: use it with --mode cassette, "
+            f"smoke or fast, not --mode {mode.value}."
+        )
     if options.repeat > 1 and mode not in (Mode.LIVE, Mode.VLLM):
         what = (
             "a cassette holds one recorded sample per conversation, so `record --repeat` would have "

@@ -69,7 +69,7 @@ def _parsed(text: str | None) -> Any:
 def replayed_cassettes(gold: GoldSet, kind: CassetteKind, answers: Mapping[str, Answer]) -> ReplayedCassettes:
     """Hash the cassette file and, for an oracle-aligned manifest, compare each replayed
     answer (parsed JSON) with the oracle's answer for its expected rows."""
-    path = gold.path / CASSETTES_FILE
+    path = gold.file_path(CASSETTES_FILE)
     recorded = gold.manifest.files.get(CASSETTES_FILE) if gold.manifest is not None else None
     not_oracle: list[str] = []
     if kind is CassetteKind.ORACLE_ALIGNED:

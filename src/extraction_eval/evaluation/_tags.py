@@ -10,6 +10,7 @@ from ..contract import SAMPLING, prompt_sha256, schema_sha256
 from ..evidence import run_description
 from ..gold import GoldSet
 from ..mlflow_names import (
+    TAG_ANSWER_SET,
     TAG_CASSETTE_FILE,
     TAG_CASSETTE_KIND,
     TAG_CASSETTES_EDITED,
@@ -70,6 +71,8 @@ def build_tags(
     }
     if git.commit:
         tags[TAG_GIT_COMMIT] = git.commit
+    if gold.answer_set is not None:
+        tags[TAG_ANSWER_SET] = gold.answer_set
     if replayed is not None:
         tags[TAG_CASSETTE_FILE] = replayed.file_sha256
         tags[TAG_CASSETTES_EDITED] = flag(replayed.edited)
@@ -112,9 +115,13 @@ def count_params(metrics: Mapping[str, float]) -> dict[str, str]:
     return {k: str(int(v)) for k, v in metrics.items() if k.startswith("counts/")}
 
 
-def run_name(plan: RunPlan, gold_version: str, git: GitState, replayed: ReplayedCassettes | None) -> str:
-    """``<mode>-<provider>-<gold>[-edited][-<commit>]``, e.g. ``cassette-openai-v1-67bcce7``."""
+def run_name(
+    plan: RunPlan, gold_version: str, git: GitState, replayed: ReplayedCassettes | None, *, answer_set: str | None = None
+) -> str:
+    """``<mode>-<provider>-<gold>[-<answer set>][-edited][-<commit>]``, e.g. ``cassette-openai-v1-67bcce7``."""
     name = f"{plan.mode.value}-{plan.provider.value}-{gold_version}"
+    if answer_set is not None:
+        name += f"-{answer_set}"
     if replayed is not None and replayed.edited:
         name += "-edited"
     if git.commit:
@@ -123,7 +130,13 @@ def run_name(plan: RunPlan, gold_version: str, git: GitState, replayed: Replayed
 
 
 def describe_run(
-    plan: RunPlan, gold_version: str, kind: CassetteKind, *, override: bool, replayed: ReplayedCassettes | None = None
+    plan: RunPlan,
+    gold_version: str,
+    kind: CassetteKind,
+    *,
+    override: bool,
+    replayed: ReplayedCassettes | None = None,
+    answer_set: str | None = None,
 ) -> str:
     """The MLflow run description: what the numbers rest on (computed from what was replayed),
     and an override when there was one."""
@@ -134,6 +147,7 @@ def describe_run(
         gold_version=gold_version,
         subset=plan.subset.value,
         edits=replayed.edits() if replayed is not None else None,
+        answer_set=answer_set,
     )
     if override:
         description += (

@@ -96,10 +96,10 @@ def replay_mode_problems(
 
     Replay problems are what replay would refuse: missing, mismatched or unknown cassettes.
     """
-    problems = [*check_gold(gold, manifest, cassettes), *check_cassette_rows(gold.path, manifest, cassettes)]
+    problems = [*check_gold(gold, manifest, cassettes), *check_cassette_rows(gold.cassette_dir, manifest, cassettes)]
     try:
         replay = plan_replay(
-            gold.path / CASSETTES_FILE,
+            gold.file_path(CASSETTES_FILE),
             cassettes,
             gold.conversations,
             gold.conversations if selected is None else selected,

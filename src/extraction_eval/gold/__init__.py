@@ -22,6 +22,7 @@ from ._check import (
     rewrite_cassettes_command,
 )
 from ._load import (
+    ANSWERS_DIR,
     BASELINE_FILE,
     CASSETTES_FILE,
     CONVERSATIONS_FILE,
@@ -29,6 +30,8 @@ from ._load import (
     FORBIDDEN_FILE,
     MANIFEST_FILE,
     GoldSet,
+    answer_set_dir,
+    answer_set_names,
     load_cassettes,
     load_gold,
     load_manifest,
@@ -67,7 +70,10 @@ __all__ = [
     "Conversation",
     "ExpectedMemory",
     "ForbiddenMemory",
+    "ANSWERS_DIR",
     "GoldSet",
+    "answer_set_dir",
+    "answer_set_names",
     "LabelReview",
     "ManifestCounts",
     "ManifestSubsets",

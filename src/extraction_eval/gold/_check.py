@@ -10,7 +10,7 @@ from pathlib import Path
 from .._exceptions import CassetteError, ContractDriftError, GoldDataError
 from .._jsonio import sha256_file
 from ..vocab import CassetteKind, Subset
-from ._load import CASSETTES_FILE, GoldSet, load_cassettes
+from ._load import ANSWERS_DIR, CASSETTES_FILE, GoldSet, load_cassettes
 from ._models import Cassette, CassetteManifest
 from ._pinned import PINNED_GOLD
 from ._subsets import choose_subsets, smoke_coverage, smoke_requirements
@@ -57,6 +57,11 @@ def rewrite_cassettes_command(gold_dir: Path, kinds: Iterable[CassetteKind | Non
     recording is under way) is re-recorded, which keeps every finished recording:
     ``cassettes oracle`` would replace them.
     """
+    if CassetteKind.HAND_WRITTEN_BLIND in set(kinds) and gold_dir.parent.name == ANSWERS_DIR:
+        return (
+            f"`extraction-eval cassettes answers --gold {gold_dir.parent.parent} --set {gold_dir.name}` (from the "
+            "answer set's answers.jsonl; `cassettes oracle` would not touch it)"
+        )
     if CassetteKind.LIVE_RECORDED in set(kinds):
         return (
             f"`EXTRACTION_EVAL_MODE=record extraction-eval run --mode record --gold {gold_dir}` (it keeps the "
@@ -66,7 +71,7 @@ def rewrite_cassettes_command(gold_dir: Path, kinds: Iterable[CassetteKind | Non
 
 
 def _rewrite_command(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Cassette]) -> str:
-    return rewrite_cassettes_command(gold.path, [manifest.cassette_kind, *(c.cassette_kind for c in cassettes)])
+    return rewrite_cassettes_command(gold.cassette_dir, [manifest.cassette_kind, *(c.cassette_kind for c in cassettes)])
 
 
 def check_pinned(gold: GoldSet) -> list[Problem]:
@@ -111,7 +116,7 @@ def check_file_hashes(
     rewrite = _rewrite_command(gold, manifest, cassettes)
     problems = []
     for name in names:
-        path = gold.path / name
+        path = gold.file_path(name)
         recorded = manifest.files.get(name)
         if not path.is_file():
             records = "" if recorded is None else f", but the manifest records its sha256 {recorded}"
@@ -127,7 +132,7 @@ def check_file_hashes(
             problems.append(
                 Problem(
                     ProblemKind.DATA,
-                    f"{gold.path / 'cassette_manifest.json'}: field 'files' has no sha256 for "
+                    f"{gold.cassette_dir / 'cassette_manifest.json'}: field 'files' has no sha256 for "
                     f"{name!r}; regenerate the manifest with {rewrite}.",
                 )
             )
@@ -239,7 +244,7 @@ def check_gold(gold: GoldSet, manifest: CassetteManifest, cassettes: Sequence[Ca
 
 def read_cassettes(gold: GoldSet, manifest: CassetteManifest) -> list[Cassette]:
     """The folder's cassettes; a missing file is an error naming the path and the fix."""
-    path = gold.path / CASSETTES_FILE
+    path = gold.file_path(CASSETTES_FILE)
     if not path.is_file():
         raise GoldDataError("\n".join(p.message for p in check_file_hashes(gold, manifest, (CASSETTES_FILE,))))
     return [c for _, c in load_cassettes(path)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -183,6 +185,17 @@ class GoldSet:
     manifest: CassetteManifest | None = field(default=None, compare=False)
     #: The rows of ``forbidden_memories.jsonl``; None when the folder has no such file (v1).
     forbidden: tuple[ForbiddenMemory, ...] | None = None
+    #: A realistic answer set replayed instead of the oracle cassettes (``answers/<name>/``), or None.
+    answer_set: str | None = None
+
+    @property
+    def cassette_dir(self) -> Path:
+        """Where the replayed cassettes and their manifest live: the gold folder, or its answer set's."""
+        return self.path if self.answer_set is None else answer_set_dir(self.path, self.answer_set)
+
+    def file_path(self, name: str) -> Path:
+        """A hashed file of the run: the cassettes from ``cassette_dir``, the inputs from the gold folder."""
+        return (self.cassette_dir if name == CASSETTES_FILE else self.path) / name
 
     @property
     def input_files(self) -> tuple[str, ...]:
@@ -250,15 +263,45 @@ class GoldSet:
         return out
 
 
+ANSWERS_DIR = "answers"
+_ANSWER_SET_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+
+
+def answer_set_dir(gold_dir: Path, name: str) -> Path:
+    """``<gold>/answers/<name>/``: a realistic answer set's cassettes, manifest and match decisions."""
+    return Path(gold_dir) / ANSWERS_DIR / name
+
+
+def answer_set_names(gold_dir: Path) -> list[str]:
+    """The answer sets a gold folder carries (folders of ``answers/`` with a manifest)."""
+    root = Path(gold_dir) / ANSWERS_DIR
+    return sorted(p.name for p in root.iterdir() if (p / MANIFEST_FILE).is_file()) if root.is_dir() else []
+
+
 def gold_version(path: Path, manifest: CassetteManifest | None) -> str:
     """The folder's name unless the manifest names a version."""
     return manifest.gold_version if manifest is not None else Path(path).resolve().name
 
 
-def load_gold(path: Path, *, require_manifest: bool = True) -> GoldSet:
+def load_gold(path: Path, *, require_manifest: bool = True, answers: str | None = None) -> GoldSet:
     """Conversations and expected memories of a gold folder (and its forbidden memories and
-    manifest, if present)."""
+    manifest, if present). With ``answers``, the cassettes and manifest are that answer set's
+    (``<gold>/answers/<name>/``), and the manifest is required."""
     path = Path(path)
+    if answers is not None:
+        if not _ANSWER_SET_NAME.fullmatch(answers):
+            raise GoldDataError(
+                f"--answers {answers!r} is not an answer set name: use lower-case letters, digits, '-' and '_' "
+                "(the folder's name under <gold>/answers/)."
+            )
+        folder = answer_set_dir(path, answers)
+        if not (folder / MANIFEST_FILE).is_file():
+            known = answer_set_names(path) if path.is_dir() else []
+            raise GoldDataError(
+                f"--answers {answers!r}: {folder / MANIFEST_FILE} not found; "
+                + (f"answer sets of {path}: {known!r}." if known else f"{path} carries no answer set.")
+                + f" Build one with `extraction-eval cassettes answers --gold {path} --set NAME` (docs/answer-sets.md)."
+            )
     if not path.is_dir():
         raise GoldDataError(
             f"{str(path)!r} is not a gold folder (not a directory). Pass --gold with a folder "
@@ -270,7 +313,7 @@ def load_gold(path: Path, *, require_manifest: bool = True) -> GoldSet:
     memories = tuple(m for _, m in load_expected(path / EXPECTED_FILE, ids))
     forbidden_path = path / FORBIDDEN_FILE
     forbidden = tuple(r for _, r in load_forbidden(forbidden_path, ids, memories)) if forbidden_path.exists() else None
-    manifest_path = path / MANIFEST_FILE
+    manifest_path = (path if answers is None else answer_set_dir(path, answers)) / MANIFEST_FILE
     manifest: CassetteManifest | None = None
     if manifest_path.exists():
         manifest = load_manifest(manifest_path)
@@ -285,4 +328,5 @@ def load_gold(path: Path, *, require_manifest: bool = True) -> GoldSet:
         memories=memories,
         manifest=manifest,
         forbidden=forbidden,
+        answer_set=answers,
     )

@@ -32,3 +32,10 @@ PINNED_CALIBRATION: Mapping[str, str] = {
     "tuning.jsonl": "b63543705ce189c52f07f9cd7dc40d321efed257f63b8171426fb2a2aba027f3",
     "heldout.jsonl": "daf0af1113690b972953c84225eedd8634fc3526aacd77cad0b75273734ff8b9",
 }
+
+# The tuning/held-out split of each gold version's answer sets (<gold>/answers/halves.json,
+# written by scripts/answer_halves.py): a split that moved would let the held-out half leak.
+ANSWER_HALVES: Mapping[str, str] = {
+    "v1": "cf5773df4250132409df5df4abe734df5d5fef73d64334fed025607a4fbf3408",
+    "v2": "ad10f71290be4ed24f571ab9a5e1717aae0eb75fb9cb3f19ef405994c58e8087",
+}

@@ -82,7 +82,7 @@ def run_eval(mode: Mode, gold_dir: Path, output_dir: Path, options: RunOptions |
 
 
 def _run_steps(mode: Mode, gold_dir: Path, folder: OutputFolder, options: RunOptions) -> RunResult:
-    gold = load_gold(gold_dir, require_manifest=mode.is_replay)
+    gold = load_gold(gold_dir, require_manifest=mode.is_replay, answers=options.answers)
     plan = plan_run(mode, gold_dir, folder.path, gold.manifest)
     wait_for_server(tracking_uri())  # before any provider call is paid for
     selected = gold.subset_conversations(plan.subset)
@@ -103,9 +103,10 @@ def _run_steps(mode: Mode, gold_dir: Path, folder: OutputFolder, options: RunOpt
     git = git_state(project_root())
     tags = build_tags(plan, gold, collected, override=override, git=git, matcher=matcher, replayed=replayed)
     params = {**build_params(plan, gold_dir, len(selected), options, matcher=matcher), **count_params(scored.metrics)}
-    files = write_staged(folder, gold_dir, scored)
-    name = run_name(plan, gold.version, git, replayed)
-    block = baseline_block(gold_dir, plan.provider.value)
+    files = write_staged(folder, gold.cassette_dir, scored)
+    name = run_name(plan, gold.version, git, replayed, answer_set=gold.answer_set)
+    # the baseline file's bars are the oracle cassettes' numbers: not drawn beside an answer set's
+    block = baseline_block(gold_dir, plan.provider.value) if gold.answer_set is None else None
     # Drawn in a worker thread while the run is logged (tracking._log.log_eval_run).
     plots = partial(
         write_plots,
@@ -115,9 +116,14 @@ def _run_steps(mode: Mode, gold_dir: Path, folder: OutputFolder, options: RunOpt
         block.metrics if block is not None else None,
         name,
     )
-    description = describe_run(plan, gold.version, collected.cassette_kind, override=override, replayed=replayed)
+    description = describe_run(
+        plan, gold.version, collected.cassette_kind, override=override, replayed=replayed, answer_set=gold.answer_set
+    )
     evidence = evidence_line(
-        collected.cassette_kind.value, model=plan.model, edits=replayed.edits() if replayed is not None else None
+        collected.cassette_kind.value,
+        model=plan.model,
+        edits=replayed.edits() if replayed is not None else None,
+        answer_set=gold.answer_set,
     )
     traces, tags[TAG_TRACES] = run_traces(scored, selected, matcher, enabled=options.traces)
     logged = log_run(

@@ -27,6 +27,7 @@ from ..evaluation import (
     write_run_json,
 )
 from ..evaluation._judging import JUDGMENTS_FILE, choose_matcher, is_judge, record_judgments
+from ..evaluation._reviewing import is_reviewed, reviewed_matcher
 from ..evaluation._traces import TraceRecord
 from ..gates._contract_gate import ContractVerdict, check_live_inputs, contract_gate
 from ..gold import MANIFEST_FILE, Conversation, GoldSet, read_cassettes
@@ -79,6 +80,8 @@ def choose_run_matcher(
     """``--matcher``: a registered matcher, or the judge. In ``record`` the judge is asked about
     every candidate pair with no recorded judgment (stored in the gold folder's judgments.jsonl);
     in every mode its judgments are then replayed, and a missing one fails closed."""
+    if is_reviewed(options.matcher):
+        return reviewed_matcher(gold, selected, answers)
     path = gold.path / JUDGMENTS_FILE
     command = f"extraction-eval run --mode record --matcher judge --gold {gold.path}"
     if is_judge(options.matcher) and plan.mode is Mode.RECORD:

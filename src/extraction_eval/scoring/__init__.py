@@ -20,12 +20,18 @@ from ._metrics import (
 from ._outcomes import MemoryOutcome, memory_rows, outcome_counts
 from ._parse import MAX_RESPONSE_CHARS, parse_response, pathological
 from ._registry import DEFAULT_MATCHER, MATCHERS, matcher_params, resolve_matcher
+from ._reviewed import REVIEWED_NAME, ConversationDecisions, MissingDecision, ReviewedMatcher, decision_verdicts
 from ._types import Case, ExpectedItem, Failure, FailureReason, ForbiddenItem, Memory, Outcome
 from ._uncertainty import Z95, denominator, paired_se, standard_error, uncertainty_metrics
 
 __all__ = [
     "DEFAULT_GATED_METRICS",
     "DEFAULT_MATCHER",
+    "REVIEWED_NAME",
+    "ConversationDecisions",
+    "MissingDecision",
+    "ReviewedMatcher",
+    "decision_verdicts",
     "JUDGE_NAME",
     "LOWER_IS_BETTER",
     "MATCHERS",

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from .._exceptions import ConfigurationError
 from ._cover import FactCoverMatcher
 from ._judge import JUDGE_NAME
+from ._reviewed import REVIEWED_NAME
 from ._matcher import KeyedDiceMatcher, Matcher, matcher_id
 
 DEFAULT_MATCHER: Matcher = FactCoverMatcher(version="2")
@@ -44,6 +45,11 @@ def resolve_matcher(name: str | None) -> Matcher:
         return DEFAULT_MATCHER
     if name in MATCHERS:
         return MATCHERS[name]
+    if name.split("@", 1)[0] == REVIEWED_NAME:
+        raise ConfigurationError(
+            "--matcher reviewed replays an answer set's reviewed decisions: use it with `run --answers SET`, "
+            "`rescore` of such a run, or `matcher validate`."
+        )
     if name.split("@", 1)[0] == JUDGE_NAME:
         raise ConfigurationError(
             "--matcher judge replays recorded judgments: use it with `run`, `rescore` or `matcher calibrate`."
