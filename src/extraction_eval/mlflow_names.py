@@ -12,6 +12,7 @@ EXPERIMENT = "extraction-eval"
 VLLM_EXPERIMENT = "extraction-eval-vllm"
 BASELINE_EXPERIMENT = "extraction-eval-baselines"  # where seeds went before issue 13 (older stores)
 SENSITIVITY_EXPERIMENT = "extraction-eval-sensitivity"
+MATCHER_VALIDITY_EXPERIMENT = "extraction-eval-matcher-validity"
 BASELINE_ALIAS = "baseline"
 MODEL_PREFIX = "extraction-eval-"
 
@@ -22,6 +23,7 @@ class RunKind(StrEnum):
     EVAL = "eval"
     BASELINE_SEED = "baseline_seed"
     SENSITIVITY = "sensitivity"
+    MATCHER_VALIDITY = "matcher_validity"
 
 
 # Every run and baseline version

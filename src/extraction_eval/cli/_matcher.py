@@ -87,6 +87,47 @@ def record_judgments_command(
     )
 
 
+@matcher_app.command("validate")
+def validate_command(
+    answers: Annotated[
+        str, typer.Option("--answers", help="The hand-written answer set (<gold>/answers/SET/) with reviewed decisions.")
+    ],
+    matcher: Annotated[
+        str | None, typer.Option("--matcher", help="name@version or a bare name (its latest); default: the default.")
+    ] = None,
+    half: Annotated[
+        str, typer.Option("--half", help="heldout (the reported figures), tuning (for development) or all.")
+    ] = "heldout",
+    gold: GoldOption = DEFAULT_GOLD,
+    output_dir: Annotated[
+        Path, typer.Option("--output-dir", help="Where validity.md and validity.json go.", file_okay=False)
+    ] = Path("output/validity"),
+    log: Annotated[
+        bool, typer.Option("--log/--no-log", help="Log the table as a run in experiment extraction-eval-matcher-validity.")
+    ] = True,
+) -> None:
+    """A matcher's metric-level validity: each metric under the matcher and under the reviewers' decisions,
+    their difference with a paired 95% interval clustered by conversation, and the rows behind it."""
+    from .._exceptions import ConfigurationError
+    from ..gold._halves import Half
+    from ..pipeline._validity import validate_matcher
+
+    try:
+        chosen_half = Half(half)
+    except ValueError:
+        raise ConfigurationError(f"--half {half!r} is not a half; use one of {[h.value for h in Half]!r}.") from None
+    result = validate_matcher(gold, answers, output_dir, matcher=matcher, half=chosen_half, log=log)
+    typer.echo(result.markdown.split("\n## ", 1)[0].rstrip())
+    misses = result.report.headline_misses
+    typer.echo("")
+    typer.echo(
+        f"{len(misses)} headline metric(s) more than 2 points from the reviewers"
+        + (f": {', '.join(r.metric for r in misses)}" if misses else "")
+        + f". {len(result.report.flips)} row(s) behind the difference in {result.files[0]}"
+        + (f"; logged as run {result.run_id}." if result.run_id else ".")
+    )
+
+
 def render_report(report: object, path: Path) -> list[str]:
     """The report as text: a header, three tables, the misses."""
     from ..scoring._calibration import CalibrationReport, Figures
