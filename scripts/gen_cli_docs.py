@@ -28,8 +28,10 @@ COMMANDS = [
     ["gold", "validate"],
     ["gold", "review"],
     ["cassettes", "oracle"],
+    ["cassettes", "answers"],
     ["oracle-gate"],
     ["matcher", "calibrate"],
+    ["matcher", "validate"],
     ["sensitivity"],
 ]
 DOC = Path(__file__).resolve().parents[1] / "docs" / "cli.md"

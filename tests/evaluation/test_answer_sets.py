@@ -54,12 +54,18 @@ def _memory(content: str, categories: list[str], kind: str, supersedes: str | No
     return {"content": content, "categories": categories, "temporal_kind": kind, "supersedes": supersedes}
 
 
-def write_set(gold: Path, name: str = "blind-a", decisions: dict[str, dict[str, list[list[str]]]] | None = None) -> Path:
+def write_set(
+    gold: Path, name: str = "blind-a", decisions: dict[str, dict[str, list[list[str]]]] | None = None
+) -> Path:
     folder = gold / "answers" / name
     folder.mkdir(parents=True)
     with open(folder / "answers.jsonl", "w", encoding="utf-8") as fh:
         for cid, memories in ANSWERS.items():
-            row = {"conversation_id": cid, "writer": "w1" if cid < "t05" else "w2", "memories": [_memory(*m) for m in memories]}
+            row = {
+                "conversation_id": cid,
+                "writer": "w1" if cid < "t05" else "w2",
+                "memories": [_memory(*m) for m in memories],
+            }
             fh.write(json.dumps(row) + "\n")
     write_answer_cassettes(gold, name)
     responses = {
@@ -131,7 +137,10 @@ def test_reviewed_matcher_reproduces_the_reviewers_counts(tiny_gold: Path, local
 def test_a_pair_without_a_decision_fails_closed(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
     decisions = {cid: d for cid, d in DECISIONS.items() if cid != "t05"}
     write_set(tiny_gold, decisions=decisions)
-    with pytest.raises(MissingDecision, match=r"no reviewed decision for the pair A='User has a dentist appointment on 2026-03-06\.' B='User has a dentist appointment on Friday\.'"):
+    with pytest.raises(
+        MissingDecision,
+        match=r"no reviewed decision for the pair A='User has a dentist appointment on 2026-03-06\.' B='User has a dentist appointment on Friday\.'",
+    ):
         run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out", RunOptions(answers="blind-a", matcher="reviewed"))
 
 

@@ -86,6 +86,9 @@ def test_one_true_decision_wins_for_identical_texts() -> None:
 def test_undecided_pairs_fail_closed_and_equal_texts_need_no_decision() -> None:
     matcher = ReviewedMatcher(decision_verdicts([CASE], {}), source="gold/x/answers/a/matches.jsonl")
     assert matcher.similarity("User has two cats.", "user has two cats") == 1.0
-    with pytest.raises(MissingDecision, match=r"no reviewed decision for the pair A='User has two cats\.' B='x' in gold/x/answers/a/matches\.jsonl"):
+    with pytest.raises(
+        MissingDecision,
+        match=r"no reviewed decision for the pair A='User has two cats\.' B='x' in gold/x/answers/a/matches\.jsonl",
+    ):
         matcher.similarity("User has two cats.", "x")
     assert (matcher.name, matcher.version) == ("reviewed", "1")

@@ -90,7 +90,8 @@ def record_judgments_command(
 @matcher_app.command("validate")
 def validate_command(
     answers: Annotated[
-        str, typer.Option("--answers", help="The hand-written answer set (<gold>/answers/SET/) with reviewed decisions.")
+        str,
+        typer.Option("--answers", help="The hand-written answer set (<gold>/answers/SET/) with reviewed decisions."),
     ],
     matcher: Annotated[
         str | None, typer.Option("--matcher", help="name@version or a bare name (its latest); default: the default.")
@@ -103,7 +104,8 @@ def validate_command(
         Path, typer.Option("--output-dir", help="Where validity.md and validity.json go.", file_okay=False)
     ] = Path("output/validity"),
     log: Annotated[
-        bool, typer.Option("--log/--no-log", help="Log the table as a run in experiment extraction-eval-matcher-validity.")
+        bool,
+        typer.Option("--log/--no-log", help="Log the table as a run in experiment extraction-eval-matcher-validity."),
     ] = True,
 ) -> None:
     """A matcher's metric-level validity: each metric under the matcher and under the reviewers' decisions,

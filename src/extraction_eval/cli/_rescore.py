@@ -14,7 +14,12 @@ from ._options import DEFAULT_GOLD, DEFAULT_OUTPUT, GoldOption, OutputOption
 def rescore_command(
     run_id: Annotated[str, typer.Option("--run-id", help="The run whose stored responses are scored again.")],
     matcher: Annotated[
-        str | None, typer.Option("--matcher", help="name@version or a bare name (its latest); default: the default.")
+        str | None,
+        typer.Option(
+            "--matcher",
+            help="name@version or a bare name (its latest); judge; reviewed (the run's answer set's reviewed "
+            "decisions); default: the default.",
+        ),
     ] = None,
     gold: GoldOption = DEFAULT_GOLD,
     output_dir: OutputOption = DEFAULT_OUTPUT,
@@ -29,10 +34,17 @@ def rescore_command(
 ) -> None:
     """Score a run's stored raw responses again (no provider call); log a new run tagged rescored_from."""
     from ..evaluation._judging import JUDGMENTS_FILE, choose_matcher
+    from ..evaluation._reviewing import is_reviewed
     from ..pipeline._rescore import rescore_run
+    from ..scoring import Matcher
 
     command = f"extraction-eval run --mode record --matcher judge --gold {gold}"
-    chosen = choose_matcher(matcher, gold / JUDGMENTS_FILE, command)
+    # reviewed: built from the source run's answer set once its stored responses are read
+    chosen: Matcher | str = (
+        matcher
+        if matcher is not None and is_reviewed(matcher)
+        else choose_matcher(matcher, gold / JUDGMENTS_FILE, command)
+    )
     result = rescore_run(run_id, chosen, gold, output_dir, traces=not no_traces)
     m = result.metrics
     typer.echo(

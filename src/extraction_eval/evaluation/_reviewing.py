@@ -44,7 +44,9 @@ def response_sha256(response: str | None) -> str:
 def _number(pattern: re.Pattern[str], value: object, where: str, what: str) -> int:
     match = pattern.fullmatch(value) if isinstance(value, str) else None
     if match is None:
-        raise GoldDataError(f"{where}: {what} {value!r} must look like {pattern.pattern[0]}1, {pattern.pattern[0]}2, ...")
+        raise GoldDataError(
+            f"{where}: {what} {value!r} must look like {pattern.pattern[0]}1, {pattern.pattern[0]}2, ..."
+        )
     return int(match.group(1))
 
 
@@ -137,4 +139,22 @@ def reviewed_matcher(
     return ReviewedMatcher(verdicts=decision_verdicts(cases, decided), source=str(path))
 
 
-__all__ = ["MATCHES_FILE", "is_reviewed", "read_decisions", "response_sha256", "reviewed_matcher"]
+def set_reviewed_matcher(gold_dir: Path, answer_set: str) -> ReviewedMatcher:
+    """The decisions over the answer set's own cassettes (``diff`` explaining a reviewed run's rows)."""
+    from ..gold import load_gold, read_cassettes
+    from ._answers import answer_from_cassette
+
+    gold = load_gold(gold_dir, answers=answer_set)
+    assert gold.manifest is not None  # required for an answer set
+    answers = {c.conversation_id: answer_from_cassette(c) for c in read_cassettes(gold, gold.manifest)}
+    return reviewed_matcher(gold, gold.conversations, answers)
+
+
+__all__ = [
+    "MATCHES_FILE",
+    "is_reviewed",
+    "read_decisions",
+    "response_sha256",
+    "reviewed_matcher",
+    "set_reviewed_matcher",
+]

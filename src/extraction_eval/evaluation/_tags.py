@@ -116,7 +116,12 @@ def count_params(metrics: Mapping[str, float]) -> dict[str, str]:
 
 
 def run_name(
-    plan: RunPlan, gold_version: str, git: GitState, replayed: ReplayedCassettes | None, *, answer_set: str | None = None
+    plan: RunPlan,
+    gold_version: str,
+    git: GitState,
+    replayed: ReplayedCassettes | None,
+    *,
+    answer_set: str | None = None,
 ) -> str:
     """``<mode>-<provider>-<gold>[-<answer set>][-edited][-<commit>]``, e.g. ``cassette-openai-v1-67bcce7``."""
     name = f"{plan.mode.value}-{plan.provider.value}-{gold_version}"

@@ -155,12 +155,28 @@ def compare_matchers(cases: Sequence[Case], matcher: Matcher, reviewed: Matcher)
             if mid in want and got.get(mid) != want[mid]:
                 similarity, rule = _safe_explain(matcher, item.memory.content, want[mid])
                 flips.append(
-                    RowFlip(theirs.case.conversation_id, mid, item.memory.content, "reviewers only", want[mid], similarity, rule)
+                    RowFlip(
+                        theirs.case.conversation_id,
+                        mid,
+                        item.memory.content,
+                        "reviewers only",
+                        want[mid],
+                        similarity,
+                        rule,
+                    )
                 )
             if mid in got and want.get(mid) != got[mid]:
                 similarity, rule = _safe_explain(matcher, item.memory.content, got[mid])
                 flips.append(
-                    RowFlip(theirs.case.conversation_id, mid, item.memory.content, "matcher only", got[mid], similarity, rule)
+                    RowFlip(
+                        theirs.case.conversation_id,
+                        mid,
+                        item.memory.content,
+                        "matcher only",
+                        got[mid],
+                        similarity,
+                        rule,
+                    )
                 )
     return ValidityReport(
         matcher=matcher_id(matcher),
@@ -215,7 +231,10 @@ def validity_markdown(report: ValidityReport, *, title: str, max_flips: int = 20
     if len(report.flips) > len(shown):
         lines.append(f"{len(shown)} of {len(report.flips)} rows shown (the JSON report has them all).")
         lines.append("")
-    lines += ["| conversation | gold row | side | expected | answer | similarity | matcher's rule |", "| --- | --- | --- | --- | --- | ---: | --- |"]
+    lines += [
+        "| conversation | gold row | side | expected | answer | similarity | matcher's rule |",
+        "| --- | --- | --- | --- | --- | ---: | --- |",
+    ]
     for f in shown:
         lines.append(
             f"| {f.conversation_id} | {f.memory_id} | {f.side} | {_cell(f.expected)} | {_cell(f.answer)} | "

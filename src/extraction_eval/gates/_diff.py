@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from .._exceptions import TrackingError
-from .._settings import tracking_uri
-from ..mlflow_names import TAG_MATCHER
+from .._settings import project_root, tracking_uri
+from ..evaluation._reviewing import is_reviewed, set_reviewed_matcher
+from ..mlflow_names import TAG_ANSWER_SET, TAG_GOLD_VERSION, TAG_MATCHER
 from ..scoring import DEFAULT_MATCHER, MATCHERS, Matcher
 from ..tracking._reader import TrackedRun
 from ..tracking._stored import get_run, read_stored
@@ -16,8 +17,14 @@ from ._paired import PER_CONVERSATION_FILE
 
 
 def _matcher(run: TrackedRun) -> Matcher:
-    """The run's matcher, to explain its decisions (the default when the id is not registered)."""
-    return MATCHERS.get(run.tags.get(TAG_MATCHER, ""), DEFAULT_MATCHER)
+    """The run's matcher, to explain its decisions: a reviewed run's answer set's decisions (the
+    project's ``gold/<gold_version>/answers/<answer_set>/``), else the registered matcher (the
+    default when unknown)."""
+    name = run.tags.get(TAG_MATCHER, "")
+    answer_set, version = run.tags.get(TAG_ANSWER_SET), run.tags.get(TAG_GOLD_VERSION)
+    if is_reviewed(name) and answer_set is not None and version is not None:
+        return set_reviewed_matcher(project_root() / "gold" / version, answer_set)
+    return MATCHERS.get(name, DEFAULT_MATCHER)
 
 
 def diff_runs(run_a: str, run_b: str, folders: tuple[Path, ...] = ()) -> tuple[list[Flip], str]:

@@ -54,6 +54,7 @@ from ._review import record_label_review
 from ._subsets import choose_subsets
 
 __all__ = [
+    "ANSWERS_DIR",
     "BASELINE_FILE",
     "BASELINE_PER_CONVERSATION_FILE",
     "CASSETTES_FILE",
@@ -70,10 +71,7 @@ __all__ = [
     "Conversation",
     "ExpectedMemory",
     "ForbiddenMemory",
-    "ANSWERS_DIR",
     "GoldSet",
-    "answer_set_dir",
-    "answer_set_names",
     "LabelReview",
     "ManifestCounts",
     "ManifestSubsets",
@@ -81,6 +79,8 @@ __all__ = [
     "ProblemKind",
     "ProviderBaseline",
     "Turn",
+    "answer_set_dir",
+    "answer_set_names",
     "baseline_block",
     "check_baseline_version",
     "check_file_hashes",

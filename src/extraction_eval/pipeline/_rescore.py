@@ -34,10 +34,12 @@ from ..evaluation import (
     write_run_json,
 )
 from ..evaluation._plots import NO_BASELINE
+from ..evaluation._reviewing import reviewed_matcher
 from ..evidence import edits_from_tags, evidence_from_tags, run_description
 from ..gold import Conversation, GoldSet, ProviderBaseline, baseline_block, load_gold
 from ..mlflow_names import (
     EXPERIMENT,
+    TAG_ANSWER_SET,
     TAG_BUDGET_EXHAUSTED,
     TAG_CASSETTE_FILE,
     TAG_CASSETTE_KIND,
@@ -94,6 +96,7 @@ PROVENANCE_TAGS = (
     TAG_RECORDED_TO,
     TAG_BUDGET_EXHAUSTED,
     TAG_RECORDING_COMPLETE,
+    TAG_ANSWER_SET,
 )
 
 
@@ -149,7 +152,7 @@ def _check_gold(gold: GoldSet, tags: Mapping[str, str], run_id: str, answers: Ma
 
 
 def rescore_run(
-    run_id: str, matcher: Matcher, gold_dir: Path, output_dir: Path, *, traces: bool = True
+    run_id: str, matcher: Matcher | str, gold_dir: Path, output_dir: Path, *, traces: bool = True
 ) -> RescoreResult:
     """Score run ``run_id``'s stored responses again under ``matcher``; log and write a new run,
     with the plots and (unless ``traces`` is false) the per-conversation traces a run has."""
@@ -166,6 +169,14 @@ def rescore_run(
     gold = load_gold(gold_dir, require_manifest=False)
     subset = _check_gold(gold, source.tags, run_id, answers)
     selected = gold.subset_conversations(subset)
+    if isinstance(matcher, str):  # "reviewed": the source run's answer set's decisions, over its stored responses
+        answer_set = source.tags.get(TAG_ANSWER_SET)
+        if answer_set is None:
+            raise ConfigurationError(
+                f"--matcher {matcher} replays an answer set's reviewed decisions, but run {run_id} replayed no "
+                "answer set (no tag answer_set); rescore it with another matcher."
+            )
+        matcher = reviewed_matcher(load_gold(gold_dir, answers=answer_set), selected, answers)
     model = source.tags.get(TAG_MODEL, "")
     scored: ScoredRun = score_answers(gold, selected, answers, model=model, matcher=matcher)
     tags = rescore_tags(source.tags, run_id, matcher)

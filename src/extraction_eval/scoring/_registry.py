@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from .._exceptions import ConfigurationError
 from ._cover import FactCoverMatcher
 from ._judge import JUDGE_NAME
-from ._reviewed import REVIEWED_NAME
 from ._matcher import KeyedDiceMatcher, Matcher, matcher_id
+from ._reviewed import REVIEWED_NAME
 
 DEFAULT_MATCHER: Matcher = FactCoverMatcher(version="2")
 

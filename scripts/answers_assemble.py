@@ -1,0 +1,102 @@
+"""Assemble a realistic answer set from its writers' and reviewers' files (docs/answers-record/).
+
+    python scripts/answers_assemble.py --set blind-a \
+        --writer w1=docs/answers-record/blind-a/writers/w1.jsonl ... \
+        [--a R1.jsonl --b R2.jsonl --adjudication ADJ.jsonl]
+
+For each gold version (gold/v1, gold/v2) it writes gold/<v>/answers/<set>/answers.jsonl (rows in
+gold order, each with its writer), builds the set's cassettes and manifest (the code of
+`extraction-eval cassettes answers`), and, given both reviewers and the adjudication, writes
+matches.jsonl: a conversation where the two reviewers agree keeps their decision ("agreed"),
+every other one takes the adjudicator's ("adjudicated"). Each row is bound to its answer by the
+sha256 of the cassette's response.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from extraction_eval.cassettes._answers import ANSWERS_FILE, write_answer_cassettes
+from extraction_eval.evaluation._reviewing import MATCHES_FILE, response_sha256
+from extraction_eval.gold._load import answer_set_dir
+
+KEYS = ("pairs", "forbidden", "stale")
+
+
+def rows(path: Path) -> dict[str, dict]:
+    return {
+        json.loads(line)["conversation_id"]: json.loads(line)
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }
+
+
+def canonical(decision: dict) -> dict:
+    return {k: sorted(decision.get(k, [])) for k in KEYS}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", dest="name", required=True)
+    parser.add_argument("--writer", action="append", required=True, help="WRITER=answers.jsonl")
+    parser.add_argument("--gold", type=Path, nargs="+", default=[Path("gold/v1"), Path("gold/v2")])
+    parser.add_argument("--a", type=Path)
+    parser.add_argument("--b", type=Path)
+    parser.add_argument("--adjudication", type=Path)
+    args = parser.parse_args()
+    written: dict[str, dict] = {}
+    for spec in args.writer:
+        writer, _, path = spec.partition("=")
+        for cid, row in rows(Path(path)).items():
+            if cid in written:
+                raise SystemExit(f"{path}: {cid} was already written by {written[cid]['writer']}")
+            written[cid] = {"conversation_id": cid, "writer": writer, "memories": row["memories"]}
+    a = rows(args.a) if args.a else None
+    b = rows(args.b) if args.b else None
+    adjudicated = rows(args.adjudication) if args.adjudication else {}
+    for gold in args.gold:
+        order = [
+            json.loads(line)["conversation_id"]
+            for line in (gold / "conversations.jsonl").read_text(encoding="utf-8").splitlines()
+        ]
+        mine = [c for c in order if c in written]
+        if not mine:
+            continue
+        folder = answer_set_dir(gold, args.name)
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / ANSWERS_FILE, "w", encoding="utf-8") as fh:
+            for cid in mine:
+                fh.write(json.dumps(written[cid], ensure_ascii=False) + "\n")
+        result = write_answer_cassettes(gold, args.name)
+        print(f"{folder}: {len(mine)} answers, writers {dict(result.writers)}")
+        if a is None or b is None:
+            continue
+        responses = {
+            json.loads(line)["conversation_id"]: json.loads(line)["response"]
+            for line in (folder / "openai_cassettes.jsonl").read_text(encoding="utf-8").splitlines()
+        }
+        counts = {"agreed": 0, "adjudicated": 0}
+        with open(folder / MATCHES_FILE, "w", encoding="utf-8") as fh:
+            for cid in mine:
+                da, db = canonical(a[cid]), canonical(b[cid])
+                if da == db:
+                    decision, how = da, "agreed"
+                else:
+                    if cid not in adjudicated:
+                        raise SystemExit(f"{cid}: the reviewers disagree and {args.adjudication} has no decision")
+                    decision, how = canonical(adjudicated[cid]), "adjudicated"
+                counts[how] += 1
+                row = {
+                    "conversation_id": cid,
+                    "answer_sha256": response_sha256(responses[cid]),
+                    **decision,
+                    "decided": how,
+                }
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        print(f"{folder / MATCHES_FILE}: {counts}")
+
+
+if __name__ == "__main__":
+    main()
