@@ -65,7 +65,7 @@ def main() -> None:
     parser.add_argument("--gold", type=Path, required=True)
     parser.add_argument("--base", required=True)
     parser.add_argument("--twin", required=True)
-    parser.add_argument("--matcher", default=None, help="the matcher to check besides `reviewed` (default: the default)")
+    parser.add_argument("--matcher", default=None, help="the matcher to check besides `reviewed` (default: default)")
     parser.add_argument("--out", type=Path, default=Path("output/twin-gate/twin_gate.json"))
     args = parser.parse_args()
     results = []
@@ -73,11 +73,14 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="twin-gate-") as tmp:
             result = gate_twin(args.gold.resolve(), args.base, args.twin, matcher, Path(tmp))
         results.append(result)
-        print(f"{args.gold.name} {args.base} -> {args.twin}, matcher {result['matcher']}: {str(result['verdict']).upper()} (exit {result['exit_code']})")
+        verdict = str(result["verdict"]).upper()
+        print(f"{args.gold.name} {args.base} -> {args.twin}, matcher {result['matcher']}: {verdict} (exit {result['exit_code']})")
         for row in result["failing"]:  # type: ignore[union-attr]
-            print(f"  FAIL {row['metric']}: baseline {row['baseline']:.4f}, twin {row['run']:.4f}, delta {row['delta']:+.4f}")
+            base, now, delta = row["baseline"], row["run"], row["delta"]
+            print(f"  FAIL {row['metric']}: baseline {base:.4f}, twin {now:.4f}, delta {delta:+.4f}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"gold": str(args.gold), "base": args.base, "twin": args.twin, "results": results}, indent=2) + "\n")
+    document = {"gold": str(args.gold), "base": args.base, "twin": args.twin, "results": results}
+    args.out.write_text(json.dumps(document, indent=2) + "\n")
     print(f"wrote {args.out}")
 
 
