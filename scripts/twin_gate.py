@@ -74,7 +74,8 @@ def main() -> None:
             result = gate_twin(args.gold.resolve(), args.base, args.twin, matcher, Path(tmp))
         results.append(result)
         verdict = str(result["verdict"]).upper()
-        print(f"{args.gold.name} {args.base} -> {args.twin}, matcher {result['matcher']}: {verdict} (exit {result['exit_code']})")
+        head = f"{args.gold.name} {args.base} -> {args.twin}, matcher {result['matcher']}"
+        print(f"{head}: {verdict} (exit {result['exit_code']})")
         for row in result["failing"]:  # type: ignore[union-attr]
             base, now, delta = row["baseline"], row["run"], row["delta"]
             print(f"  FAIL {row['metric']}: baseline {base:.4f}, twin {now:.4f}, delta {delta:+.4f}")
