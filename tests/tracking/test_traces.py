@@ -11,14 +11,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mlflow import MlflowClient
 from typer.testing import CliRunner
 
-from extraction_eval import Mode, RunOptions, run_eval
+from extraction_eval import Mode, RunOptions, TrackingError, run_eval
 from extraction_eval.cli import app
 
 from ..evaluation.test_run_records import _worse
-from ..helpers import mutate_cassettes
+from ..helpers import assert_marked_failed, mutate_cassettes
 
 
 def _traces(client: MlflowClient, run: Any) -> dict[str, Any]:
@@ -116,3 +117,35 @@ def test_no_traces_logs_none(tiny_gold: Path, local_store: str, tmp_path: Path) 
     )
     assert cli.exit_code == 0, cli.output
     assert client.search_traces(locations=[run.info.experiment_id], max_results=100) == []
+
+
+def test_a_database_store_writes_the_traces_in_one_transaction(
+    tiny_gold: Path, local_store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a database store every trace of a batch commits together: one that cannot be written
+    rolls back the others (no half-logged run), the run ends FAILED, and the store's own session
+    maker and experiment lookup are back afterwards."""
+    from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
+
+    original = SqlAlchemyStore._start_trace_once
+    calls: list[str] = []
+
+    def third_fails(self: SqlAlchemyStore, info: Any) -> Any:
+        calls.append(info.trace_id)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        return original(self, info)
+
+    monkeypatch.setattr(SqlAlchemyStore, "_start_trace_once", third_fails)
+    out = tmp_path / "out"
+    with pytest.raises(TrackingError, match=r"ended FAILED\): \[Errno 28\] No space left on device"):
+        run_eval(Mode.CASSETTE, tiny_gold, out)
+    marker = assert_marked_failed(out, "No space left on device")
+    client = MlflowClient(local_store)
+    run = client.get_run(marker["run_id"])
+    assert run.info.status == "FAILED"
+    assert client.search_traces(locations=[run.info.experiment_id], max_results=100) == []  # t01, t02 rolled back
+    monkeypatch.setattr(SqlAlchemyStore, "_start_trace_once", original)
+    result = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "again")  # the same process's store still writes
+    again = client.get_run(result.logged.run_id)
+    assert len(client.search_traces(locations=[again.info.experiment_id], run_id=again.info.run_id)) == 8
