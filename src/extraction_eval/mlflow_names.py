@@ -13,8 +13,14 @@ VLLM_EXPERIMENT = "extraction-eval-vllm"
 BASELINE_EXPERIMENT = "extraction-eval-baselines"  # where seeds went before issue 13 (older stores)
 SENSITIVITY_EXPERIMENT = "extraction-eval-sensitivity"
 MATCHER_VALIDITY_EXPERIMENT = "extraction-eval-matcher-validity"
+#: Before issue 22 a provider had one baseline, alias ``baseline``; it reads as gold v1's.
 BASELINE_ALIAS = "baseline"
+LEGACY_GOLD_VERSION = "v1"
 MODEL_PREFIX = "extraction-eval-"
+#: The providers a baseline can belong to: the gate looks each one's model up by its exact name.
+PROVIDERS = ("openai", "vllm")
+#: A hand-written answer set's baselines sit beside the oracle's, under their own alias.
+HAND_WRITTEN_SLOT = "hand-written"
 
 
 class RunKind(StrEnum):
@@ -68,6 +74,7 @@ TAG_BASELINE_SOURCE_REV = "baseline_source_rev"
 TAG_BASELINE_ORIGIN_RUN = "baseline_origin_run_id"
 TAG_LAST_REFRESHED = "last_refreshed"
 TAG_BASELINE_METRIC_PREFIX = "baseline/"  # model version tags: baseline/<metric key> = value
+TAG_PROMOTION_REASON = "promotion_reason"  # model version tag: why an edited or live run became a baseline
 
 #: ``cassette_kind`` of a baseline that has no numbers yet.
 UNMEASURED = "unmeasured"
@@ -86,6 +93,12 @@ def provider_experiment(provider: str) -> str:
 def registered_model_name(provider: str) -> str:
     """The registered model whose ``baseline`` alias is provider P's baseline."""
     return f"{MODEL_PREFIX}{provider}"
+
+
+def baseline_alias(gold_version: str, *, hand_written: bool = False) -> str:
+    """The alias of provider P's baseline for gold version V on ``extraction-eval-<P>``:
+    ``baseline-<V>``, or ``baseline-<V>-hand-written`` for runs on a hand-written answer set."""
+    return f"{BASELINE_ALIAS}-{gold_version}" + (f"-{HAND_WRITTEN_SLOT}" if hand_written else "")
 
 
 def provider_of_model(name: str) -> str | None:

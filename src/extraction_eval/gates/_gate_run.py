@@ -18,6 +18,7 @@ from .._settings import mask_secrets, project_root, tracking_uri
 from ..evidence import evidence_from_tags
 from ..mlflow_names import (
     EXPERIMENT,
+    TAG_ANSWER_SET,
     TAG_BASELINE_SOURCE,
     TAG_CASSETTE_KIND,
     TAG_ENFORCEMENT,
@@ -88,7 +89,7 @@ def evaluate(reader: TrackingReader, choice: RunChoice) -> GateResult:
         problem = agreement_problem(choice, run, git_state(project_root()).commit)
         if problem is not None:
             return _cannot(problem, run)
-        baselines = reader.baselines()
+        baselines = reader.baselines(run.tags.get(TAG_GOLD_VERSION, ""), hand_written=TAG_ANSWER_SET in run.tags)
     except TrackingError as exc:
         return _cannot(str(exc))
     return judge(run, baselines)

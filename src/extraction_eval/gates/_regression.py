@@ -15,6 +15,7 @@ from enum import StrEnum
 
 from ..metric_keys import LOWER_IS_BETTER
 from ..mlflow_names import (
+    TAG_ANSWER_SET,
     TAG_CASSETTE_KIND,
     TAG_GOLD_VERSION,
     TAG_MATCHER,
@@ -120,11 +121,17 @@ def judge(run: TrackedRun, baselines: Sequence[RegisteredBaseline]) -> GateResul
         return _cannot(f"run {run.run_id} has status {run.status!r}; the gate judges finished runs only.", run)
     if run.deleted:
         return _cannot(f"run {run.run_id} is deleted; the gate judges live runs only. Restore it or rerun.", run)
+    version = tags.get(TAG_GOLD_VERSION, "?")
+    slot = f"gold {version}" + (
+        f" (hand-written answer sets: {tags[TAG_ANSWER_SET]!r})" if TAG_ANSWER_SET in tags else ""
+    )
+    register = f"`extraction-eval baseline register --gold gold/{version}" + (
+        f" --answers {tags[TAG_ANSWER_SET]}`" if TAG_ANSWER_SET in tags else "` (CI: `--from-rev <base>`)"
+    )
     if not any(b.enforcement == Enforcement.CI.value for b in baselines):
         return _cannot(
-            "no provider with enforcement 'ci' has a registered baseline, so nothing can fail "
-            "the build; an empty provider set is a failure. Seed it: `extraction-eval baseline "
-            "register --from-rev <base>`.",
+            f"no provider with enforcement 'ci' has a registered baseline for {slot}, so nothing can fail "
+            f"the build; an empty provider set is a failure. Seed it: {register}.",
             run,
         )
     provider = tags.get(TAG_PROVIDER)
@@ -132,8 +139,8 @@ def judge(run: TrackedRun, baselines: Sequence[RegisteredBaseline]) -> GateResul
     if baseline is None:
         known = sorted(b.provider for b in baselines)
         return _cannot(
-            f"run {run.run_id} is for provider {provider!r}, which has no registered baseline "
-            f"(registered: {known!r}). Register one or gate a run of a registered provider.",
+            f"run {run.run_id} is for provider {provider!r}, which has no registered baseline for {slot} "
+            f"(registered: {known!r}). Seed it: {register}, or gate a run of a registered provider.",
             run,
         )
     if baseline.run is not None and baseline.run.deleted:
@@ -141,6 +148,21 @@ def judge(run: TrackedRun, baselines: Sequence[RegisteredBaseline]) -> GateResul
             f"the baseline of {provider!r} ({baseline.model_name} version {baseline.version}) points at run "
             f"{baseline.run_id}, which is deleted; a deleted run is no bar. Restore it (`mlflow runs restore "
             f"--run-id {baseline.run_id}`) or promote another run.",
+            run,
+            baseline,
+        )
+    changed = baseline.changed_since_promotion()
+    if changed:
+        listed = "; ".join(
+            f"{key} {'is gone' if now is None else f'is {now!r}'} on the run, {value!r} when promoted"
+            for key, value, now in changed[:5]
+        ) + (f"; and {len(changed) - 5} more" if len(changed) > 5 else "")
+        return _cannot(
+            f"the baseline of {provider!r} ({baseline.model_name} version {baseline.version}) points at run "
+            f"{baseline.run_id}, which was written to after promotion: {listed}. The bar is the numbers fixed "
+            "at promotion, and a baseline whose run changed is refused: look at the run's metric history "
+            "for who wrote it, then have a keeper promote a reviewed run again "
+            f"(`extraction-eval baseline promote --run-id {baseline.run_id} --gold gold/{version}`).",
             run,
             baseline,
         )
@@ -178,9 +200,15 @@ def judge(run: TrackedRun, baselines: Sequence[RegisteredBaseline]) -> GateResul
     for tag, label in ((TAG_GOLD_VERSION, "gold version"), (TAG_SUBSET, "subset"), (TAG_MATCHER, "matcher")):
         have, want = tags.get(tag), baseline.tags.get(tag)
         if have != want:
+            fix = (
+                f"rescore it under the baseline's matcher (`extraction-eval rescore --run-id {run.run_id} "
+                f"--matcher {want}`) and gate that run, or have a keeper promote a baseline under {have}"
+                if tag == TAG_MATCHER
+                else f"gate a {want} run, or seed the {have} baseline ({register})"
+            )
             return _cannot(
                 f"run {run.run_id} has {label} {have!r} but the baseline has {want!r}; numbers "
-                f"from another {label} are not comparable. Promote a baseline for it first.",
+                f"from another {label} are not comparable: {fix}.",
                 run,
                 baseline,
                 rows,

@@ -1,7 +1,12 @@
-"""The registered baseline: alias ``baseline`` of registered model ``extraction-eval-<provider>``.
+"""The registered baselines: alias ``baseline-<gold version>`` of registered model
+``extraction-eval-<provider>`` (``baseline-<gold version>-hand-written`` for hand-written
+answer sets), so every gold version's baseline lives in one store (docs/decisions.md).
 
 ``register_baseline`` seeds a tracking store from a reviewed ``baseline_results.json``;
-``promote`` moves the alias to a real run and rewrites the file for review.
+``promote`` moves the alias to a real run (and rewrites the file only when asked); both fix
+the baseline's numbers on the model version (``baseline/<metric>`` tags), where the gate reads
+them; ``migrate_legacy`` gives a store made before issue 22 (one ``baseline`` alias per
+provider) the new aliases.
 """
 
 from __future__ import annotations
@@ -32,11 +37,15 @@ from ..gold import (
 from ..metric_keys import gated_or_default
 from ..mlflow_names import (
     BASELINE_ALIAS,
+    LEGACY_GOLD_VERSION,
+    PROVIDERS,
+    TAG_ANSWER_SET,
     TAG_BASELINE_METRIC_PREFIX,
     TAG_BASELINE_ORIGIN_RUN,
     TAG_BASELINE_SOURCE,
     TAG_BASELINE_SOURCE_REV,
     TAG_CASSETTE_KIND,
+    TAG_CASSETTES_EDITED,
     TAG_ENFORCEMENT,
     TAG_GATED,
     TAG_GOLD_VERSION,
@@ -47,11 +56,13 @@ from ..mlflow_names import (
     TAG_MODEL,
     TAG_NOTE,
     TAG_OVERRIDE,
+    TAG_PROMOTION_REASON,
     TAG_PROVIDER,
     TAG_RUN_KIND,
     TAG_SUBSET,
     UNMEASURED,
     RunKind,
+    baseline_alias,
     flag,
     provider_experiment,
     registered_model_name,
@@ -78,6 +89,7 @@ class Registered:
     version: str
     run_id: str
     action: BaselineAction
+    alias: str = ""
 
 
 def _client(uri: str) -> Any:
@@ -117,11 +129,28 @@ def _registered_model(client: Any, name: str) -> Any | None:
         raise
 
 
-def _current_alias(client: Any, name: str) -> Any | None:
-    """The version behind alias ``baseline``; None without the model or the alias."""
+def _current_alias(client: Any, name: str, alias: str) -> Any | None:
+    """The version behind ``alias``; None without the model or the alias. For gold v1, a store's
+    legacy alias ``baseline`` (from before issue 22) counts as v1's."""
     model = _registered_model(client, name)
-    version = dict(model.aliases or {}).get(BASELINE_ALIAS) if model is not None else None
+    aliases = dict(model.aliases or {}) if model is not None else {}
+    version = aliases.get(alias)
+    if version is None and alias == baseline_alias(LEGACY_GOLD_VERSION):
+        version = aliases.get(BASELINE_ALIAS)
+        found = None if version is None else client.get_model_version(name, str(version))
+        if (
+            found is not None
+            and dict(found.tags or {}).get(TAG_GOLD_VERSION, LEGACY_GOLD_VERSION) == LEGACY_GOLD_VERSION
+        ):
+            return found
+        return None
     return None if version is None else client.get_model_version(name, str(version))
+
+
+def slot_alias(gold_version: str, cassette_kind: CassetteKind | str | None) -> str:
+    """The alias a baseline of this gold version and evidence kind sits under."""
+    kind = cassette_kind.value if isinstance(cassette_kind, CassetteKind) else cassette_kind
+    return baseline_alias(gold_version, hand_written=kind == CassetteKind.HAND_WRITTEN_BLIND.value)
 
 
 def _ensure_model(client: Any, name: str) -> None:
@@ -177,14 +206,15 @@ def _register(client: Any, source: BaselineSource, *, if_missing: bool, replace:
         experiment = client.get_experiment_by_name(experiment_name)
         experiment_id = experiment.experiment_id if experiment else client.create_experiment(experiment_name)
         name = registered_model_name(provider)
-        existing = _current_alias(client, name)
+        alias = slot_alias(baseline.gold_version, block.cassette_kind)
+        existing = _current_alias(client, name, alias)
         if existing is not None and not replace:
             if if_missing:
-                out.append(Registered(provider, str(existing.version), existing.run_id, BaselineAction.KEPT))
+                out.append(Registered(provider, str(existing.version), existing.run_id, BaselineAction.KEPT, alias))
                 continue
             raise ConfigurationError(
-                f"{name!r} already has a baseline (version {existing.version}, run "
-                f"{existing.run_id}). Use `baseline register --if-missing` to keep it, "
+                f"{name!r} already has a baseline for gold {baseline.gold_version!r} (alias {alias!r}: version "
+                f"{existing.version}, run {existing.run_id}). Use `baseline register --if-missing` to keep it, "
                 "`--replace` to seed over it, or `baseline promote --run-id ID`."
             )
         tags = {
@@ -226,14 +256,20 @@ def _register(client: Any, source: BaselineSource, *, if_missing: bool, replace:
             tags={**_version_tags(block, baseline.gold_version, provider, origin), **_metric_tags(block)},
             description=f"seeded from {origin}",
         )
-        client.set_registered_model_alias(name, BASELINE_ALIAS, version.version)
-        out.append(Registered(provider, str(version.version), run.info.run_id, BaselineAction.REGISTERED))
+        client.set_registered_model_alias(name, alias, version.version)
+        out.append(Registered(provider, str(version.version), run.info.run_id, BaselineAction.REGISTERED, alias))
     return out
 
 
-def _check_promotable(run: Any, run_id: str, *, manual_refresh: bool) -> None:
+def _check_promotable(run: Any, run_id: str, *, manual_refresh: bool, reason: str | None = None) -> None:
     tags = run.data.tags
     problems = []
+    if tags.get(TAG_CASSETTES_EDITED) == flag(True) and not reason:
+        problems.append(
+            "it replayed edited cassettes (cassettes_edited=true: not what the manifest records), so its "
+            "numbers describe hand-edited answers; restore the cassettes (`git checkout`) and run again, or "
+            "name why this run should be the bar with --reason TEXT (recorded on the model version)"
+        )
     if run.info.status != "FINISHED":
         problems.append(f"its status is {run.info.status!r}, not 'FINISHED'")
     if tags.get(TAG_RUN_KIND) != RunKind.EVAL:
@@ -248,10 +284,10 @@ def _check_promotable(run: Any, run_id: str, *, manual_refresh: bool) -> None:
             "recorded cassettes and promote that run"
         )
     live = tags.get(TAG_CASSETTE_KIND) == CassetteKind.LIVE_CALL.value
-    if live and not manual_refresh:
+    if live and not manual_refresh and not reason:
         problems.append(
             "it is a live run (cassette_kind=live_call): CI replays cassettes, so record them "
-            "(`run --mode record`), run `run --mode cassette` and promote that run"
+            "(`run --mode record`), run `run --mode cassette` and promote that run (or name why with --reason TEXT)"
         )
     if problems:
         raise ConfigurationError(f"run {run_id!r} cannot become a baseline: " + "; ".join(problems) + ".")
@@ -265,12 +301,24 @@ def promote(
     expect_provider: str | None = None,
     today: dt.date | None = None,
     uri: str | None = None,
+    reason: str | None = None,
+    write_file: bool = False,
 ) -> tuple[Registered, ProviderBaseline]:
-    """Move the alias to ``run_id`` and rewrite the provider's block of the baseline file."""
+    """Move the provider's alias for the run's gold version to ``run_id``, with the run's numbers
+    and evidence fixed on the new model version. The tracked baseline file (and its
+    per-conversation counts) is rewritten only with ``write_file``."""
     uri = uri or tracking_uri()
     with _store_errors(uri, "promote the run to the registered baseline"):
         return _promote(
-            _client(uri), uri, run_id, baseline_path, manual_refresh, expect_provider, today or dt.date.today()
+            _client(uri),
+            uri,
+            run_id,
+            baseline_path,
+            manual_refresh,
+            expect_provider,
+            today or dt.date.today(),
+            reason,
+            write_file,
         )
 
 
@@ -282,6 +330,8 @@ def _promote(
     manual_refresh: bool,
     expect_provider: str | None,
     today: dt.date,
+    reason: str | None,
+    write_file: bool,
 ) -> tuple[Registered, ProviderBaseline]:
     from mlflow.exceptions import MlflowException
 
@@ -291,7 +341,7 @@ def _promote(
         if is_refusal(exc):
             raise  # _store_errors names the account and the fix
         raise TrackingError(f"run {run_id!r} not found at {uri!r}: {exc.message}") from None
-    _check_promotable(run, run_id, manual_refresh=manual_refresh)
+    _check_promotable(run, run_id, manual_refresh=manual_refresh, reason=reason)
     tags: Mapping[str, str] = run.data.tags
     provider = tags.get(TAG_PROVIDER, "")
     if expect_provider is not None and provider != expect_provider:
@@ -300,8 +350,8 @@ def _promote(
     if tags.get(TAG_GOLD_VERSION) != baseline.gold_version:
         raise ConfigurationError(
             f"run {run_id!r} scored gold {tags.get(TAG_GOLD_VERSION)!r} but {baseline_path} is "
-            f"for gold {baseline.gold_version!r}; comparisons name their version, so a new gold "
-            "version gets its own baseline file."
+            f"for gold {baseline.gold_version!r}; comparisons name their version: promote it with "
+            f"`extraction-eval baseline promote --run-id {run_id} --gold gold/{tags.get(TAG_GOLD_VERSION)}`."
         )
     block = baseline.providers.get(provider)
     if manual_refresh and (block is None or block.enforcement is not Enforcement.MANUAL):
@@ -320,7 +370,7 @@ def _promote(
     new_block = ProviderBaseline(
         model=tags.get(TAG_MODEL, block.model if block else ""),
         enforcement=enforcement,
-        cassette_kind=CassetteKind(tags[TAG_CASSETTE_KIND]),
+        cassette_kind=CassetteKind(tags[TAG_CASSETTE_KIND]),  # the run's own evidence, never assumed
         subset=Subset.FULL,
         matcher=tags.get(TAG_MATCHER),
         gated_metrics=tuple(gated),
@@ -329,21 +379,54 @@ def _promote(
         mlflow_run_id=run_id,
     )
     name = registered_model_name(provider)
+    alias = slot_alias(baseline.gold_version, new_block.cassette_kind)
     _ensure_model(client, name)
+    evidence = {k: tags[k] for k in (TAG_CASSETTES_EDITED, TAG_ANSWER_SET) if k in tags}
+    if reason:
+        evidence[TAG_PROMOTION_REASON] = reason
     version = client.create_model_version(
         name,
         source=f"runs:/{run_id}",
         run_id=run_id,
-        tags={**_version_tags(new_block, baseline.gold_version, provider, f"run:{run_id}"), **_metric_tags(new_block)},
-        description=f"promoted from run {run_id}",
+        tags={
+            **_version_tags(new_block, baseline.gold_version, provider, f"run:{run_id}"),
+            **evidence,
+            **_metric_tags(new_block),
+        },
+        description=f"promoted from run {run_id}" + (f": {reason}" if reason else ""),
     )
-    client.set_registered_model_alias(name, BASELINE_ALIAS, version.version)
-    providers = dict(baseline.providers)
-    providers[provider] = new_block
-    updated = BaselineFile(gold_version=baseline.gold_version, providers=providers)
-    write_json(baseline_path, updated.model_dump(mode="json"))
-    _write_counts(client, run_id, provider, baseline_path.parent / BASELINE_PER_CONVERSATION_FILE)
-    return Registered(provider, str(version.version), run_id, BaselineAction.PROMOTED), new_block
+    client.set_registered_model_alias(name, alias, version.version)
+    if write_file:
+        providers = dict(baseline.providers)
+        providers[provider] = new_block
+        updated = BaselineFile(gold_version=baseline.gold_version, providers=providers)
+        write_json(baseline_path, updated.model_dump(mode="json"))
+        _write_counts(client, run_id, provider, baseline_path.parent / BASELINE_PER_CONVERSATION_FILE)
+    return Registered(provider, str(version.version), run_id, BaselineAction.PROMOTED, alias), new_block
+
+
+def migrate_legacy(uri: str | None = None) -> list[tuple[str, str, str]]:
+    """Give each provider's legacy ``baseline`` alias (one per provider, before issue 22) its
+    gold version's alias (``baseline-<gold_version tag>``, v1 when untagged), unless that alias
+    exists. Returns (model, new alias, version) for every alias set; the legacy alias stays."""
+    uri = uri or tracking_uri()
+    out = []
+    with _store_errors(uri, "migrate the registered baselines"):
+        client = _client(uri)
+        for provider in PROVIDERS:
+            name = registered_model_name(provider)
+            model = _registered_model(client, name)
+            aliases = dict(model.aliases or {}) if model is not None else {}
+            if BASELINE_ALIAS not in aliases:
+                continue
+            version = client.get_model_version(name, str(aliases[BASELINE_ALIAS]))
+            tags = dict(version.tags or {})
+            alias = slot_alias(tags.get(TAG_GOLD_VERSION) or LEGACY_GOLD_VERSION, tags.get(TAG_CASSETTE_KIND))
+            if alias in aliases:
+                continue
+            client.set_registered_model_alias(name, alias, version.version)
+            out.append((name, alias, str(version.version)))
+    return out
 
 
 def counts_jsonl(rows: Sequence[BaselineCountsRow]) -> str:

@@ -15,9 +15,8 @@ from typing import Any, TypeVar
 
 from .._exceptions import TrackingError
 from .._settings import hide_uri_password
-from ..mlflow_names import BASELINE_ALIAS, MODEL_PREFIX, provider_of_model
 from ._connect import mlflow_client
-from ._reader import RegisteredBaseline, TrackedRun, local_artifact_dir
+from ._reader import RegisteredBaseline, TrackedRun, baseline_lookups, legacy_of_another_version, local_artifact_dir
 
 
 def _tracked_run(run: Any) -> TrackedRun:
@@ -106,24 +105,31 @@ class ClientReader:
         return _tracked_run(runs[0]) if runs else None
 
     @_store_errors
-    def baselines(self) -> list[RegisteredBaseline]:
+    def baselines(self, gold_version: str, *, hand_written: bool = False) -> list[RegisteredBaseline]:
         out = []
-        for model in self._client.search_registered_models(filter_string=f"name LIKE '{MODEL_PREFIX}%'"):
-            provider = provider_of_model(model.name)
-            aliases = dict(model.aliases or {})
-            if provider is None or BASELINE_ALIAS not in aliases:
-                continue
-            version = self._client.get_model_version(model.name, str(aliases[BASELINE_ALIAS]))
-            out.append(
-                RegisteredBaseline(
-                    provider=provider,
-                    model_name=model.name,
-                    version=str(version.version),
-                    run_id=version.run_id or "",
-                    tags=dict(version.tags or {}),
-                    run=self.get_run(version.run_id) if version.run_id else None,
+        for provider, name, aliases in baseline_lookups(gold_version, hand_written=hand_written):
+            for alias in aliases:
+                try:
+                    version = self._client.get_model_version_by_alias(name, alias)
+                except self._missing as exc:
+                    if self._absent(exc):
+                        continue
+                    raise
+                tags = dict(version.tags or {})
+                if legacy_of_another_version(alias, tags, gold_version):
+                    continue
+                out.append(
+                    RegisteredBaseline(
+                        provider=provider,
+                        model_name=name,
+                        version=str(version.version),
+                        run_id=version.run_id or "",
+                        tags=tags,
+                        run=self.get_run(version.run_id) if version.run_id else None,
+                        alias=alias,
+                    )
                 )
-            )
+                break
         return out
 
     @_store_errors

@@ -15,8 +15,7 @@ import httpx
 
 from .._exceptions import TrackingError
 from .._settings import hide_uri_password, tracking_auth
-from ..mlflow_names import BASELINE_ALIAS, MODEL_PREFIX, provider_of_model
-from ._reader import RegisteredBaseline, TrackedRun, local_artifact_dir
+from ._reader import RegisteredBaseline, TrackedRun, baseline_lookups, legacy_of_another_version, local_artifact_dir
 
 _API = "/api/2.0/mlflow"
 
@@ -127,37 +126,30 @@ class RestReader:
         runs = (search or {}).get("runs", [])
         return _tracked_run(runs[0]) if runs else None
 
-    def baselines(self) -> list[RegisteredBaseline]:
-        body = self._call(
-            "GET",
-            "/registered-models/search",
-            params={"filter": f"name LIKE '{MODEL_PREFIX}%'", "max_results": 1000},
-        )
+    def baselines(self, gold_version: str, *, hand_written: bool = False) -> list[RegisteredBaseline]:
         out = []
-        for model in (body or {}).get("registered_models", []):
-            provider = provider_of_model(model["name"])
-            aliases = {a["alias"]: a["version"] for a in model.get("aliases", [])}
-            if provider is None or BASELINE_ALIAS not in aliases:
-                continue
-            found = self._call(
-                "GET",
-                "/model-versions/get",
-                params={"name": model["name"], "version": aliases[BASELINE_ALIAS]},
-            )
-            if found is None:
-                continue
-            version = found["model_version"]
-            run_id = version.get("run_id", "")
-            out.append(
-                RegisteredBaseline(
-                    provider=provider,
-                    model_name=model["name"],
-                    version=str(version["version"]),
-                    run_id=run_id,
-                    tags={t["key"]: t.get("value", "") for t in version.get("tags", [])},
-                    run=self.get_run(run_id) if run_id else None,
+        for provider, name, aliases in baseline_lookups(gold_version, hand_written=hand_written):
+            for alias in aliases:
+                found = self._call("GET", "/registered-models/alias", params={"name": name, "alias": alias})
+                if found is None:
+                    continue
+                version = found["model_version"]
+                tags = {t["key"]: t.get("value", "") for t in version.get("tags", [])}
+                if legacy_of_another_version(alias, tags, gold_version):
+                    continue
+                run_id = version.get("run_id", "")
+                out.append(
+                    RegisteredBaseline(
+                        provider=provider,
+                        model_name=name,
+                        version=str(version["version"]),
+                        run_id=run_id,
+                        tags=tags,
+                        run=self.get_run(run_id) if run_id else None,
+                        alias=alias,
+                    )
                 )
-            )
+                break
         return out
 
     def _served_path(self, run: TrackedRun, path: str) -> str | None:
