@@ -84,8 +84,8 @@ class TeamServer:
                 "DELETE", "/api/2.0/mlflow/registered-models/delete", json={"name": model["name"]}
             ).raise_for_status()
 
-    def alias(self, name: str = "extraction-eval-openai") -> dict[str, str]:
-        answer = self.api("GET", "/api/2.0/mlflow/registered-models/alias", params={"name": name, "alias": "baseline"})
+    def alias(self, name: str = "extraction-eval-openai", alias: str = "baseline-tiny") -> dict[str, str]:
+        answer = self.api("GET", "/api/2.0/mlflow/registered-models/alias", params={"name": name, "alias": alias})
         answer.raise_for_status()
         version: dict[str, str] = answer.json()["model_version"]
         return version

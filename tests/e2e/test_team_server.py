@@ -437,3 +437,76 @@ def test_start_stop_restart_and_throw_away(tmp_path: Path, tiny_gold: Path) -> N
     finally:
         if root.exists():
             team_script("stop", str(root), "--purge")
+
+
+def test_the_ci_account_cannot_lower_the_bar(seeded: Seeded, tmp_path: Path) -> None:
+    """Issue 21's attack 1, with the documented permissions: a `ci` account with EDIT on the
+    experiment and READ on the registered models logs recall = 0.0 at a higher step on the
+    baseline run (which its experiment EDIT allows). A regressed run's gate does not turn into
+    a pass: the bar is the numbers fixed on the model version, and a changed baseline run is
+    refused, saying what changed. It cannot change the version's numbers either (403)."""
+    server = seeded.server
+    ci = ("ci-attacker", "ci-attacker-Pw-1")
+    if server.api("GET", "/api/2.0/mlflow/users/get", params={"username": ci[0]}).status_code != 200:
+        server.api(
+            "POST", "/api/2.0/mlflow/users/create", json={"username": ci[0], "password": ci[1]}
+        ).raise_for_status()
+    experiment = server.api(
+        "GET", "/api/2.0/mlflow/experiments/get-by-name", params={"experiment_name": "extraction-eval"}
+    )
+    server.api(
+        "POST",
+        "/api/3.0/mlflow/users/permissions/grant",
+        json={
+            "username": ci[0],
+            "resource_type": "experiment",
+            "resource_id": experiment.json()["experiment"]["experiment_id"],
+            "permission": "EDIT",
+        },
+    ).raise_for_status()
+    # a fresh baseline, then a regressed run to gate
+    register = cli(server.writer, "baseline", "register", "--gold", str(seeded.gold), "--replace", cwd=seeded.work)
+    assert register.returncode == 0, register.stderr
+    baseline = server.alias()
+    regressed = copy_gold(TINY, tmp_path / "regressed" / "tiny")
+    mutate_cassettes(regressed, drop_memories({"t01", "t02", "t03", "t04"}))
+    (tmp_path / "w").mkdir()
+    done = cli(
+        server.writer, "run", "--mode", "cassette", "--gold", str(regressed), "--output-dir", "out", cwd=tmp_path / "w"
+    )
+    assert done.returncode == 0, done.stderr
+    before = cli(server.reader, "gate", "--output-dir", "out", "--gold", str(regressed), cwd=tmp_path / "w")
+    assert before.returncode == 1, before.stdout  # a regression
+
+    # the attack: log-batch on the baseline run as ci (allowed: EDIT on its experiment)
+    now = int(time.time() * 1000)
+    metrics = [
+        {"key": f"recall/{c}", "value": 0.0, "timestamp": now, "step": 99}
+        for c in ("factual", "procedural", "preference", "behavioral", "episodic")
+    ]
+    attack = server.api(
+        "POST", "/api/2.0/mlflow/runs/log-batch", auth=ci, json={"run_id": baseline["run_id"], "metrics": metrics}
+    )
+    assert attack.status_code == 200, attack.text
+    # and the version's own numbers are out of its reach
+    retag = server.api(
+        "POST",
+        "/api/2.0/mlflow/model-versions/set-tag",
+        auth=ci,
+        json={
+            "name": "extraction-eval-openai",
+            "version": baseline["version"],
+            "key": "baseline/recall/factual",
+            "value": "0.0",
+        },
+    )
+    assert retag.status_code == 403, retag.text
+
+    after = cli(server.reader, "gate", "--output-dir", "out", "--gold", str(regressed), cwd=tmp_path / "w")
+    assert after.returncode == 2, after.stdout  # never 0: the bar did not move
+    assert (
+        f"points at run {baseline['run_id']}, which was written to after promotion: recall/behavioral is 0.0 on the "
+        "run, 1.0 when promoted" in after.stdout
+    )
+    verdict = json.loads((tmp_path / "w" / "out" / "gate.json").read_text())
+    assert verdict["verdict"] == "error"

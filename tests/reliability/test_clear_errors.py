@@ -117,7 +117,7 @@ def test_a_baseline_pointing_at_a_deleted_run_fails_closed(tiny_gold: Path, loca
     out = tmp_path / "out"
     _passing_run(tiny_gold, out)
     client = MlflowClient(local_store, registry_uri=local_store)
-    version = client.get_model_version_by_alias("extraction-eval-openai", "baseline")
+    version = client.get_model_version_by_alias("extraction-eval-openai", "baseline-tiny")
     client.delete_run(version.run_id)
     code, stdout, _ = cli("gate", "--output-dir", str(out), "--gold", str(tiny_gold))
     assert code == 2

@@ -31,7 +31,7 @@ def test_register_from_rev_reads_the_base_file_not_the_working_tree(
     result = runner.invoke(app, ["baseline", "register", "--gold", "gold/tiny", "--from-rev", base])
     assert result.exit_code == 0, result.output
     client = MlflowClient(local_store, registry_uri=local_store)
-    version = client.get_model_version_by_alias("extraction-eval-openai", "baseline")
+    version = client.get_model_version_by_alias("extraction-eval-openai", "baseline-tiny")
     run = client.get_run(version.run_id)
     assert run.data.metrics["macro/recall"] == 1.0  # the base revision's bar, not 0.5
     assert run.data.tags["baseline_source_rev"] == base
@@ -68,14 +68,14 @@ def test_register_from_the_working_tree_records_the_commit_and_a_dirty_tree(
     runner = CliRunner()
 
     assert runner.invoke(app, ["baseline", "register", "--gold", "gold/tiny"]).exit_code == 0
-    version = client.get_model_version_by_alias("extraction-eval-openai", "baseline")
+    version = client.get_model_version_by_alias("extraction-eval-openai", "baseline-tiny")
     assert client.get_run(version.run_id).data.tags["baseline_source_rev"] == f"working-tree@{head}"
     assert version.tags["baseline_source"] == f"gold/tiny/baseline_results.json (working-tree@{head})"
 
     path = gold / "baseline_results.json"
     path.write_text(path.read_text().replace('"2026-', '"2025-'))  # an uncommitted edit
     assert runner.invoke(app, ["baseline", "register", "--gold", "gold/tiny", "--replace"]).exit_code == 0
-    version = client.get_model_version_by_alias("extraction-eval-openai", "baseline")
+    version = client.get_model_version_by_alias("extraction-eval-openai", "baseline-tiny")
     assert client.get_run(version.run_id).data.tags["baseline_source_rev"] == f"working-tree@{head}+dirty"
 
 
@@ -120,7 +120,7 @@ def test_promote_moves_the_alias_and_rewrites_the_file(tiny_gold: Path, local_st
     result = runner.invoke(app, ["baseline", "promote", "--run-id", run_id, "--gold", str(tiny_gold)])
     assert result.exit_code == 0, result.output
     version = MlflowClient(local_store, registry_uri=local_store).get_model_version_by_alias(
-        "extraction-eval-openai", "baseline"
+        "extraction-eval-openai", "baseline-tiny"
     )
     assert version.run_id == run_id and str(version.version) == "2"
     block = json.loads((tiny_gold / "baseline_results.json").read_text())["providers"]["openai"]

@@ -91,22 +91,19 @@ def test_newest_run_searches_by_filter_newest_first(monkeypatch: pytest.MonkeyPa
     assert run is not None and run.run_id == "r1"
 
 
-def test_baselines_follow_the_alias_to_the_version_and_its_run(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_baselines_are_looked_up_by_exact_name_and_gold_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No search: each provider's model by its exact name, alias baseline-<gold version> (a store
+    from before issue 22: its alias 'baseline' for v1). Decoy models cannot push a baseline out."""
+    asked: list[tuple[str, str]] = []
+
     def handler(request: httpx.Request) -> httpx.Response:
         path = request.url.path
-        if path.endswith("/registered-models/search"):
-            assert request.url.params["filter"] == "name LIKE 'extraction-eval-%'"
-            return httpx.Response(
-                200,
-                json={
-                    "registered_models": [
-                        {"name": "extraction-eval-openai", "aliases": [{"alias": "baseline", "version": "3"}]},
-                        {"name": "extraction-eval-draft", "aliases": []},
-                    ]
-                },
-            )
-        if path.endswith("/model-versions/get"):
-            assert request.url.params["version"] == "3"
+        assert not path.endswith("/registered-models/search")
+        if path.endswith("/registered-models/alias"):
+            name, alias = request.url.params["name"], request.url.params["alias"]
+            asked.append((name, alias))
+            if (name, alias) != ("extraction-eval-openai", "baseline"):
+                return httpx.Response(404, json={"error_code": "RESOURCE_DOES_NOT_EXIST"})
             return httpx.Response(
                 200,
                 json={
@@ -116,6 +113,8 @@ def test_baselines_follow_the_alias_to_the_version_and_its_run(monkeypatch: pyte
                         "tags": [
                             {"key": "enforcement", "value": "ci"},
                             {"key": "gated_metrics", "value": '["macro/recall"]'},
+                            {"key": "gold_version", "value": "v1"},
+                            {"key": "baseline/macro/recall", "value": "0.75"},
                         ],
                     }
                 },
@@ -123,9 +122,19 @@ def test_baselines_follow_the_alias_to_the_version_and_its_run(monkeypatch: pyte
         return httpx.Response(200, json=RUN)
 
     r, _ = reader(handler, monkeypatch)
-    (baseline,) = r.baselines()
-    assert (baseline.provider, baseline.version, baseline.enforcement) == ("openai", "3", "ci")
+    (baseline,) = r.baselines("v1")
+    assert asked == [
+        ("extraction-eval-openai", "baseline-v1"),
+        ("extraction-eval-openai", "baseline"),
+        ("extraction-eval-vllm", "baseline-v1"),
+        ("extraction-eval-vllm", "baseline"),
+    ]
+    assert (baseline.provider, baseline.version, baseline.enforcement, baseline.alias) == ("openai", "3", "ci", "baseline")
     assert baseline.gated_metrics == ("macro/recall",) and baseline.run is not None
+    assert baseline.measured_metrics == {"macro/recall": 0.75}  # the version's numbers, not the run's
+    asked.clear()
+    assert r.baselines("v2") == []  # v1's legacy alias is no v2 baseline
+    assert asked == [("extraction-eval-openai", "baseline-v2"), ("extraction-eval-vllm", "baseline-v2")]
 
 
 def test_unreachable_server_is_a_tracking_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -52,9 +52,9 @@ def _store_error_types() -> tuple[type[BaseException], ...]:
 
 def _store_errors(method: Callable[..., _T]) -> Callable[..., _T]:
     @functools.wraps(method)
-    def wrapper(self: ClientReader, *args: Any) -> _T:
+    def wrapper(self: ClientReader, *args: Any, **kwargs: Any) -> _T:
         try:
-            return method(self, *args)
+            return method(self, *args, **kwargs)
         except _store_error_types() as exc:
             message = (
                 f"reading the tracking store {self._uri!r} failed ({type(exc).__name__}: {str(exc)[:300]}); "
