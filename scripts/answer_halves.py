@@ -8,21 +8,21 @@ src/extraction_eval/gold/_pinned.py (ANSWER_HALVES). It prints the sha256 to pin
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from extraction_eval._entry import run_entry
 from extraction_eval._jsonio import sha256_file, write_json
 from extraction_eval.gold import load_gold
 from extraction_eval.gold._halves import HALVES_FILE, halves_document
 from extraction_eval.gold._load import ANSWERS_DIR
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gold", type=Path, required=True)
-    args = parser.parse_args()
-    gold = load_gold(args.gold, require_manifest=False)
-    path = args.gold / ANSWERS_DIR / HALVES_FILE
+def main(gold_dir: Annotated[Path, typer.Option("--gold", help="the gold folder to split")]) -> None:
+    gold = load_gold(gold_dir, require_manifest=False)
+    path = gold_dir / ANSWERS_DIR / HALVES_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     doc = halves_document(gold)
     write_json(path, doc)
@@ -30,4 +30,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_entry(main, __doc__.splitlines()[0])

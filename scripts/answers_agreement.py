@@ -11,9 +11,13 @@ conversation where the two differ, with both decisions).
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from extraction_eval._entry import run_entry
 
 
 def read(path: Path) -> dict[str, dict]:
@@ -119,27 +123,27 @@ def agreement(
     return report, work
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--a", type=Path, required=True)
-    parser.add_argument("--b", type=Path, required=True)
-    parser.add_argument("--answers", type=Path, nargs="+", required=True, help="answers.jsonl files of the set")
-    parser.add_argument("--gold", type=Path, nargs="+", default=[Path("gold/v1"), Path("gold/v2")])
-    parser.add_argument("--out", type=Path, required=True)
-    args = parser.parse_args()
-    answers: dict[str, int] = {}
-    for path in args.answers:
+def main(
+    a: Annotated[Path, typer.Option("--a", help="reviewer a's decisions.jsonl")],
+    b: Annotated[Path, typer.Option("--b", help="reviewer b's decisions.jsonl")],
+    answers: Annotated[list[Path], typer.Option("--answers", help="the set's answers.jsonl (repeat the option)")],
+    out: Annotated[Path, typer.Option("--out", help="where agreement.json and worklist.jsonl go")],
+    gold: Annotated[list[Path] | None, typer.Option("--gold", help="gold folders (repeat; default v1 and v2)")] = None,
+) -> None:
+    gold_dirs = gold or [Path("gold/v1"), Path("gold/v2")]
+    counts: dict[str, int] = {}
+    for path in answers:
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            answers[row["conversation_id"]] = len(row["memories"])
-    gold: dict[str, list[str]] = {}
+            counts[row["conversation_id"]] = len(row["memories"])
+    rows: dict[str, list[str]] = {}
     stale: dict[str, list[str]] = {}
     forbidden: dict[str, int] = {}
-    for folder in args.gold:
+    for folder in gold_dirs:
         for line in (folder / "expected_memories.jsonl").read_text(encoding="utf-8").splitlines():
             r = json.loads(line)
-            if r["conversation_id"] in answers:
-                gold.setdefault(r["conversation_id"], []).append(r["memory_id"])
+            if r["conversation_id"] in counts:
+                rows.setdefault(r["conversation_id"], []).append(r["memory_id"])
                 if r["supersedes"]:
                     stale.setdefault(r["conversation_id"], []).append(r["memory_id"])
         fpath = folder / "forbidden_memories.jsonl"
@@ -147,18 +151,17 @@ def main() -> None:
             for line in fpath.read_text(encoding="utf-8").splitlines():
                 cid = json.loads(line)["conversation_id"]
                 forbidden[cid] = forbidden.get(cid, 0) + 1
-    a, b = read(args.a), read(args.b)
-    a = {k: v for k, v in a.items() if k in answers}
-    b = {k: v for k, v in b.items() if k in answers}
-    report, work = agreement(a, b, gold, answers, forbidden, stale)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "agreement.json").write_text(json.dumps(report, indent=2) + "\n")
-    with open(args.out / "worklist.jsonl", "w", encoding="utf-8") as fh:
+    ra = {k: v for k, v in read(a).items() if k in counts}
+    rb = {k: v for k, v in read(b).items() if k in counts}
+    report, work = agreement(ra, rb, rows, counts, forbidden, stale)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "agreement.json").write_text(json.dumps(report, indent=2) + "\n")
+    with open(out / "worklist.jsonl", "w", encoding="utf-8") as fh:
         for row in work:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     print(json.dumps(report, indent=2))
-    print(f"{len(work)} conversation(s) to adjudicate -> {args.out / 'worklist.jsonl'}")
+    print(f"{len(work)} conversation(s) to adjudicate -> {out / 'worklist.jsonl'}")
 
 
 if __name__ == "__main__":
-    main()
+    run_entry(main, __doc__.splitlines()[0])

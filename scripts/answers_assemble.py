@@ -14,10 +14,13 @@ sha256 of the cassette's response.
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from extraction_eval._entry import run_entry
 from extraction_eval.cassettes._answers import ANSWERS_FILE, write_answer_cassettes
 from extraction_eval.evaluation._reviewing import MATCHES_FILE, response_sha256
 from extraction_eval.gold._load import answer_set_dir
@@ -37,41 +40,40 @@ def canonical(decision: dict) -> dict:
     return {k: sorted(decision.get(k, [])) for k in KEYS}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", dest="name", required=True)
-    parser.add_argument("--writer", action="append", required=True, help="WRITER=answers.jsonl")
-    parser.add_argument("--gold", type=Path, nargs="+", default=[Path("gold/v1"), Path("gold/v2")])
-    parser.add_argument("--a", type=Path)
-    parser.add_argument("--b", type=Path)
-    parser.add_argument("--adjudication", type=Path)
-    args = parser.parse_args()
+def main(
+    name: Annotated[str, typer.Option("--set", help="the answer set's name")],
+    writer: Annotated[list[str], typer.Option("--writer", help="WRITER=answers.jsonl (repeat)")],
+    gold: Annotated[list[Path] | None, typer.Option("--gold", help="gold folders (repeat; default v1 and v2)")] = None,
+    a: Annotated[Path | None, typer.Option("--a", help="reviewer a's decisions")] = None,
+    b: Annotated[Path | None, typer.Option("--b", help="reviewer b's decisions")] = None,
+    adjudication: Annotated[Path | None, typer.Option("--adjudication", help="the adjudicator's decisions")] = None,
+) -> None:
     written: dict[str, dict] = {}
-    for spec in args.writer:
-        writer, _, path = spec.partition("=")
+    for spec in writer:
+        who, _, path = spec.partition("=")
         for cid, row in rows(Path(path)).items():
             if cid in written:
                 raise SystemExit(f"{path}: {cid} was already written by {written[cid]['writer']}")
-            written[cid] = {"conversation_id": cid, "writer": writer, "memories": row["memories"]}
-    a = rows(args.a) if args.a else None
-    b = rows(args.b) if args.b else None
-    adjudicated = rows(args.adjudication) if args.adjudication else {}
-    for gold in args.gold:
+            written[cid] = {"conversation_id": cid, "writer": who, "memories": row["memories"]}
+    ra = rows(a) if a else None
+    rb = rows(b) if b else None
+    adjudicated = rows(adjudication) if adjudication else {}
+    for folder_of_gold in gold or [Path("gold/v1"), Path("gold/v2")]:
         order = [
             json.loads(line)["conversation_id"]
-            for line in (gold / "conversations.jsonl").read_text(encoding="utf-8").splitlines()
+            for line in (folder_of_gold / "conversations.jsonl").read_text(encoding="utf-8").splitlines()
         ]
         mine = [c for c in order if c in written]
         if not mine:
             continue
-        folder = answer_set_dir(gold, args.name)
+        folder = answer_set_dir(folder_of_gold, name)
         folder.mkdir(parents=True, exist_ok=True)
         with open(folder / ANSWERS_FILE, "w", encoding="utf-8") as fh:
             for cid in mine:
                 fh.write(json.dumps(written[cid], ensure_ascii=False) + "\n")
-        result = write_answer_cassettes(gold, args.name)
+        result = write_answer_cassettes(folder_of_gold, name)
         print(f"{folder}: {len(mine)} answers, writers {dict(result.writers)}")
-        if a is None or b is None:
+        if ra is None or rb is None:
             continue
         responses = {
             json.loads(line)["conversation_id"]: json.loads(line)["response"]
@@ -80,12 +82,12 @@ def main() -> None:
         counts = {"agreed": 0, "adjudicated": 0}
         with open(folder / MATCHES_FILE, "w", encoding="utf-8") as fh:
             for cid in mine:
-                da, db = canonical(a[cid]), canonical(b[cid])
+                da, db = canonical(ra[cid]), canonical(rb[cid])
                 if da == db:
                     decision, how = da, "agreed"
                 else:
                     if cid not in adjudicated:
-                        raise SystemExit(f"{cid}: the reviewers disagree and {args.adjudication} has no decision")
+                        raise SystemExit(f"{cid}: the reviewers disagree and {adjudication} has no decision")
                     decision, how = canonical(adjudicated[cid]), "adjudicated"
                 counts[how] += 1
                 row = {
@@ -99,4 +101,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_entry(main, __doc__.splitlines()[0])

@@ -12,7 +12,6 @@ and every failing metric, and writes them to --out (default output/twin-gate/twi
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -20,6 +19,11 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from extraction_eval._entry import run_entry
 
 CLI = [sys.executable, "-m", "extraction_eval"]
 
@@ -60,30 +64,31 @@ def gate_twin(gold: Path, base: str, twin: str, matcher: str | None, work: Path)
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gold", type=Path, required=True)
-    parser.add_argument("--base", required=True)
-    parser.add_argument("--twin", required=True)
-    parser.add_argument("--matcher", default=None, help="the matcher to check besides `reviewed` (default: default)")
-    parser.add_argument("--out", type=Path, default=Path("output/twin-gate/twin_gate.json"))
-    args = parser.parse_args()
+def main(
+    gold: Annotated[Path, typer.Option(help="the gold folder")],
+    base: Annotated[str, typer.Option(help="the answer set that is the baseline")],
+    twin: Annotated[str, typer.Option(help="its reworded twin, gated against it")],
+    matcher: Annotated[
+        str | None, typer.Option(help="the matcher to check besides `reviewed` (default: default)")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="where the verdicts go")] = Path("output/twin-gate/twin_gate.json"),
+) -> None:
     results = []
-    for matcher in (args.matcher, "reviewed"):
+    for each in (matcher, "reviewed"):
         with tempfile.TemporaryDirectory(prefix="twin-gate-") as tmp:
-            result = gate_twin(args.gold.resolve(), args.base, args.twin, matcher, Path(tmp))
+            result = gate_twin(gold.resolve(), base, twin, each, Path(tmp))
         results.append(result)
         verdict = str(result["verdict"]).upper()
-        head = f"{args.gold.name} {args.base} -> {args.twin}, matcher {result['matcher']}"
+        head = f"{gold.name} {base} -> {twin}, matcher {result['matcher']}"
         print(f"{head}: {verdict} (exit {result['exit_code']})")
         for row in result["failing"]:  # type: ignore[union-attr]
             base, now, delta = row["baseline"], row["run"], row["delta"]
             print(f"  FAIL {row['metric']}: baseline {base:.4f}, twin {now:.4f}, delta {delta:+.4f}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    document = {"gold": str(args.gold), "base": args.base, "twin": args.twin, "results": results}
-    args.out.write_text(json.dumps(document, indent=2) + "\n")
-    print(f"wrote {args.out}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    document = {"gold": str(gold), "base": base, "twin": twin, "results": results}
+    out.write_text(json.dumps(document, indent=2) + "\n")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":
-    main()
+    run_entry(main, __doc__.splitlines()[0])
