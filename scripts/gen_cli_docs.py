@@ -25,6 +25,7 @@ COMMANDS = [
     ["baseline", "register"],
     ["baseline", "promote"],
     ["baseline", "refresh"],
+    ["baseline", "migrate"],
     ["gold", "validate"],
     ["gold", "review"],
     ["cassettes", "oracle"],

@@ -290,8 +290,9 @@ def test_a_metric_the_baseline_lacks_still_shows_the_runs_value() -> None:
         (
             run(),
             [baseline(enforcement="manual")],
-            "no provider with enforcement 'ci' has a registered baseline, so nothing can fail the build; an "
-            "empty provider set is a failure. Seed it: `extraction-eval baseline register --from-rev <base>`.",
+            "no provider with enforcement 'ci' has a registered baseline for gold v1, so nothing can fail the "
+            "build; an empty provider set is a failure. Seed it: `extraction-eval baseline register --gold "
+            "gold/v1` (CI: `--from-rev <base>`).",
         ),
     ],
 )
@@ -335,8 +336,9 @@ _NO_BASELINE_YET = [
     (
         run(provider="anthropic"),
         [_BASE, baseline("vllm", "manual")],
-        "run r1 is for provider 'anthropic', which has no registered baseline (registered: "
-        "['openai', 'vllm']). Register one or gate a run of a registered provider.",
+        "run r1 is for provider 'anthropic', which has no registered baseline for gold v1 (registered: "
+        "['openai', 'vllm']). Seed it: `extraction-eval baseline register --gold gold/v1` (CI: `--from-rev "
+        "<base>`), or gate a run of a registered provider.",
     ),
 ]
 
@@ -381,12 +383,15 @@ _AFTER_COMPARISON = [
     (
         {"gold_version": "v2"},
         "run r1 has gold version 'v2' but the baseline has 'v1'; numbers from another gold version "
-        "are not comparable. Promote a baseline for it first.",
+        "are not comparable: gate a v1 run, or seed the v2 baseline (`extraction-eval baseline register "
+        "--gold gold/v2` (CI: `--from-rev <base>`)).",
     ),
     (
         {"matcher": "fact-cover@1"},
         "run r1 has matcher 'fact-cover@1' but the baseline has 'keyed-dice@3'; numbers from another "
-        "matcher are not comparable. Promote a baseline for it first.",
+        "matcher are not comparable: rescore it under the baseline's matcher (`extraction-eval rescore "
+        "--run-id r1 --matcher keyed-dice@3`) and gate that run, or have a keeper promote a baseline under "
+        "fact-cover@1.",
     ),
 ]
 

@@ -49,7 +49,9 @@ def test_rescore_diff_and_the_gate_refuses_another_matcher(tiny_gold: Path, loca
     client = MlflowClient(local_store)
     assert "responses.jsonl" in {a.path for a in client.list_artifacts(source)}
     assert client.get_run(source).data.metrics["micro/recall"] == 1.0  # fact-cover@2 accepts the rewording
-    promoted = runner.invoke(app, ["baseline", "promote", "--run-id", source, "--gold", str(tiny_gold)])
+    promoted = runner.invoke(
+        app, ["baseline", "promote", "--run-id", source, "--gold", str(tiny_gold), "--reason", "the reworded answers"]
+    )
     assert promoted.exit_code == 0, promoted.output
 
     # no cassette, no provider: the stored responses are all rescore needs
@@ -130,7 +132,8 @@ def test_rescore_diff_and_the_gate_refuses_another_matcher(tiny_gold: Path, loca
     assert gate.exit_code == 2, gate.output
     assert (
         f"run {rescored} has matcher 'keyed-dice@3' but the baseline has 'fact-cover@2'; numbers from another "
-        "matcher are not comparable." in gate.output
+        "matcher are not comparable: rescore it under the baseline's matcher (`extraction-eval rescore --run-id "
+        f"{rescored} --matcher fact-cover@2`)" in gate.output
     )
 
     # diff: the one memory that flipped, both texts, the similarity and keyed-dice's rule

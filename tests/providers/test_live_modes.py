@@ -404,7 +404,9 @@ def test_a_record_run_cannot_be_promoted_but_its_cassette_replay_can(
     refused = runner.invoke(app, ["baseline", "promote", "--run-id", recorded.logged.run_id, "--gold", str(tiny_gold)])
     assert refused.exit_code == 2 and "it is a record run" in refused.output
     replay = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out2")
-    promoted = runner.invoke(app, ["baseline", "promote", "--run-id", replay.logged.run_id, "--gold", str(tiny_gold)])
+    promoted = runner.invoke(
+        app, ["baseline", "promote", "--run-id", replay.logged.run_id, "--gold", str(tiny_gold), "--write-file"]
+    )
     assert promoted.exit_code == 0, promoted.output
     block = json.loads((tiny_gold / "baseline_results.json").read_text())["providers"]["openai"]
     assert block["cassette_kind"] == "live_openai_recorded"  # promoting keeps the run's kind

@@ -56,7 +56,7 @@ def test_no_canary_reaches_any_stream_file_or_the_store(tiny_gold: Path, tmp_pat
         results = [
             _cli(env, work, "gold", "validate", "--gold", gold),
             _cli(env, work, "baseline", "register", "--gold", gold),
-            _cli(env, work, "baseline", "show"),
+            _cli(env, work, "baseline", "show", "--gold", gold),
             _cli(env, work, "run", "--mode", "cassette", "--gold", gold, "--output-dir", out),
             _cli(env, work, "gate", "--output-dir", out, "--gold", gold),
         ]
@@ -67,7 +67,7 @@ def test_no_canary_reaches_any_stream_file_or_the_store(tiny_gold: Path, tmp_pat
             # the failures: an unreachable server, for a run and for the gate
             _cli(dead, work, "run", "--mode", "smoke", "--gold", gold, "--output-dir", str(tmp_path / "out2")),
             _cli(dead, work, "gate", "--output-dir", out, "--gold", gold),
-            _cli(dead, work, "baseline", "show"),
+            _cli(dead, work, "baseline", "show", "--gold", gold),
         ]
         assert [r.returncode for r in results[5:]] == [0, 2, 2, 2], [r.stderr[-2000:] for r in results[5:]]
         # the failures said what failed, with the password masked

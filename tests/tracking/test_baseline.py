@@ -117,7 +117,7 @@ def test_promote_moves_the_alias_and_rewrites_the_file(tiny_gold: Path, local_st
     assert runner.invoke(app, ["baseline", "register", "--gold", str(tiny_gold)]).exit_code == 0
     assert runner.invoke(app, ["run", "--gold", str(tiny_gold), "--output-dir", str(tmp_path / "o")]).exit_code == 0
     run_id = json.loads((tmp_path / "o" / "run.json").read_text())["run_id"]
-    result = runner.invoke(app, ["baseline", "promote", "--run-id", run_id, "--gold", str(tiny_gold)])
+    result = runner.invoke(app, ["baseline", "promote", "--run-id", run_id, "--gold", str(tiny_gold), "--write-file"])
     assert result.exit_code == 0, result.output
     version = MlflowClient(local_store, registry_uri=local_store).get_model_version_by_alias(
         "extraction-eval-openai", "baseline-tiny"
@@ -205,7 +205,7 @@ def test_promote_writes_the_runs_per_conversation_counts_and_register_seeds_them
     runner = CliRunner()
     assert runner.invoke(app, ["run", "--gold", str(tiny_gold), "--output-dir", str(tmp_path / "o")]).exit_code == 0
     run_id = json.loads((tmp_path / "o" / "run.json").read_text())["run_id"]
-    result = runner.invoke(app, ["baseline", "promote", "--run-id", run_id, "--gold", str(tiny_gold)])
+    result = runner.invoke(app, ["baseline", "promote", "--run-id", run_id, "--gold", str(tiny_gold), "--write-file"])
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (tiny_gold / "baseline_per_conversation.jsonl").read_text().splitlines()]
     run_rows = [json.loads(line) for line in (tmp_path / "o" / "per_conversation.jsonl").read_text().splitlines()]
@@ -234,7 +234,12 @@ def test_counts_that_do_not_reproduce_the_block_are_refused(tiny_gold: Path, loc
     runner = CliRunner()
     assert runner.invoke(app, ["run", "--gold", str(tiny_gold), "--output-dir", str(tmp_path / "o")]).exit_code == 0
     run_id = json.loads((tmp_path / "o" / "run.json").read_text())["run_id"]
-    assert runner.invoke(app, ["baseline", "promote", "--run-id", run_id, "--gold", str(tiny_gold)]).exit_code == 0
+    assert (
+        runner.invoke(
+            app, ["baseline", "promote", "--run-id", run_id, "--gold", str(tiny_gold), "--write-file"]
+        ).exit_code
+        == 0
+    )
     path = tiny_gold / "baseline_per_conversation.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     # t01's fact now missed: recall/factual 2/3, so macro/recall (1/5)(2/3 + 1 + 1 + 1 + 1) = 14/15,

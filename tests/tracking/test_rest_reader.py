@@ -129,7 +129,12 @@ def test_baselines_are_looked_up_by_exact_name_and_gold_version(monkeypatch: pyt
         ("extraction-eval-vllm", "baseline-v1"),
         ("extraction-eval-vllm", "baseline"),
     ]
-    assert (baseline.provider, baseline.version, baseline.enforcement, baseline.alias) == ("openai", "3", "ci", "baseline")
+    assert (baseline.provider, baseline.version, baseline.enforcement, baseline.alias) == (
+        "openai",
+        "3",
+        "ci",
+        "baseline",
+    )
     assert baseline.gated_metrics == ("macro/recall",) and baseline.run is not None
     assert baseline.measured_metrics == {"macro/recall": 0.75}  # the version's numbers, not the run's
     asked.clear()
