@@ -11,6 +11,7 @@ import http.server
 import json
 import os
 import re
+import shutil
 import socket
 import stat
 import threading
@@ -510,3 +511,35 @@ def test_the_ci_account_cannot_lower_the_bar(seeded: Seeded, tmp_path: Path) -> 
     )
     verdict = json.loads((tmp_path / "w" / "out" / "gate.json").read_text())
     assert verdict["verdict"] == "error"
+
+
+def test_v1_and_v2_share_the_team_server_and_rescore_leaves_the_gate_alone(
+    team_server: TeamServer, tmp_path: Path
+) -> None:
+    """Issue 22's sequence against the team server: v1's and v2's baselines side by side
+    (aliases baseline-v1 and baseline-v2), both gates pass, and a rescore writes its own folder."""
+    from ..conftest import REPO
+
+    team_server.reset_registry()
+    work = tmp_path / "work"
+    for version in ("v1", "v2"):
+        shutil.copytree(REPO / "gold" / version, work / "gold" / version)
+    w = team_server.writer
+
+    def ok(*args: str) -> str:
+        done = cli(w, *args, cwd=work)
+        assert done.returncode == 0, f"{args}: {done.stdout}{done.stderr}"
+        return done.stdout
+
+    ok("run", "--mode", "cassette", "--no-traces")
+    eval_run = run_id_of(work / "output")
+    ok("baseline", "register", "--if-missing")
+    ok("gate")
+    ok("run", "--mode", "cassette", "--gold", "gold/v2", "--output-dir", "output/v2", "--no-traces")
+    assert "alias baseline-v2" in ok("baseline", "register", "--if-missing", "--gold", "gold/v2")
+    ok("gate", "--gold", "gold/v2", "--output-dir", "output/v2")
+    assert team_server.alias(alias="baseline-v1")["version"] == "1"
+    assert team_server.alias(alias="baseline-v2")["version"] == "2"
+    ok("rescore", "--run-id", eval_run, "--matcher", "keyed-dice@3", "--no-traces")
+    assert run_id_of(work / "output") == eval_run
+    assert judged_run(ok("gate")) == eval_run

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -22,7 +23,15 @@ def rescore_command(
         ),
     ] = None,
     gold: GoldOption = DEFAULT_GOLD,
-    output_dir: OutputOption = DEFAULT_OUTPUT,
+    output_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--output-dir",
+            help="Where the rescored run's files go (default output/rescore-<run id>: never the eval's own "
+            "folder, so a plain `gate` still judges the eval run).",
+            file_okay=False,
+        ),
+    ] = None,
     no_traces: Annotated[
         bool,
         typer.Option(
@@ -45,7 +54,8 @@ def rescore_command(
         if matcher is not None and is_reviewed(matcher)
         else choose_matcher(matcher, gold / JUDGMENTS_FILE, command)
     )
-    result = rescore_run(run_id, chosen, gold, output_dir, traces=not no_traces)
+    target = output_dir if output_dir is not None else DEFAULT_OUTPUT / f"rescore-{run_id}"
+    result = rescore_run(run_id, chosen, gold, target, traces=not no_traces, source_folders=(DEFAULT_OUTPUT,))
     m = result.metrics
     typer.echo(
         f"run {result.logged.run_id} in experiment {result.logged.experiment_name!r}: run {result.source_run_id} "
@@ -55,6 +65,10 @@ def rescore_command(
         if key in m:
             typer.echo(f"{key:<16} {m[key]:.4f}")
     typer.echo("wrote " + ", ".join(str(path) for path in result.files))
+    typer.echo(
+        f"A plain `extraction-eval gate` still judges the eval run in {DEFAULT_OUTPUT}/. To gate this rescored run "
+        f"on purpose: extraction-eval gate --run-id {result.logged.run_id} --output-dir {target} --gold {gold}"
+    )
 
 
 @app.command("diff")

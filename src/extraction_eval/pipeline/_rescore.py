@@ -152,7 +152,13 @@ def _check_gold(gold: GoldSet, tags: Mapping[str, str], run_id: str, answers: Ma
 
 
 def rescore_run(
-    run_id: str, matcher: Matcher | str, gold_dir: Path, output_dir: Path, *, traces: bool = True
+    run_id: str,
+    matcher: Matcher | str,
+    gold_dir: Path,
+    output_dir: Path,
+    *,
+    traces: bool = True,
+    source_folders: tuple[Path, ...] = (),
 ) -> RescoreResult:
     """Score run ``run_id``'s stored responses again under ``matcher``; log and write a new run,
     with the plots and (unless ``traces`` is false) the per-conversation traces a run has."""
@@ -162,7 +168,7 @@ def rescore_run(
     reader = open_reader(uri)
     try:
         source = get_run(reader, run_id)
-        stored = read_stored(reader, source, RESPONSES_FILE, (output_dir,))
+        stored = read_stored(reader, source, RESPONSES_FILE, (output_dir, *source_folders))
     finally:
         reader.close()
     answers = parse_responses(stored.text, stored.source)
