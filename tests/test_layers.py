@@ -23,6 +23,7 @@ LAYERS: tuple[frozenset[str], ...] = (
         {
             "_exceptions",
             "_settings",
+            "_json",
             "_jsonio",
             "_git",
             "_entry",
@@ -47,8 +48,12 @@ TOP = frozenset({"__init__", "__main__"})
 #: A test tool beside the pipeline: it may use the layers up to providers (its in-process
 #: FakeProvider plays the ProviderClient seam and raises the SDK's own errors), and nothing imports it.
 SIDE = {"stub_provider": 4}
-#: Narrower than the layers say: providers call, and know nothing of runs, cassettes or MLflow.
-MAY_NOT_IMPORT = {"providers": frozenset({"cassettes", "scoring", "evaluation", "tracking", "mlflow_names"})}
+#: Narrower than the layers say: providers call, and know nothing of runs, cassettes or MLflow;
+#: the pure scoring core reads no file (``_json`` holds the JSON helpers it shares with ``_jsonio``).
+MAY_NOT_IMPORT = {
+    "providers": frozenset({"cassettes", "scoring", "evaluation", "tracking", "mlflow_names"}),
+    "scoring": frozenset({"_jsonio", "_settings", "_git", "gold", "cassettes"}),
+}
 #: Third-party packages only one unit may import (the heavy SDKs stay at their edge).
 ONLY_IN = {
     "mlflow": frozenset({"tracking"}),

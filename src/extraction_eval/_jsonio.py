@@ -6,7 +6,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,19 +13,39 @@ from pathlib import Path
 from typing import Any
 
 from ._exceptions import GoldDataError
+from ._json import MAX_JSON_DEPTH, canonical_json, json_depth, loads_bounded, sha256_hex
 
+__all__ = [  # the pure helpers stay importable from here
+    "MAX_JSON_DEPTH",
+    "MAX_LINE_BYTES",
+    "JsonlRow",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "canonical_json",
+    "dumps_line",
+    "iter_jsonl",
+    "json_depth",
+    "loads_bounded",
+    "parse_json",
+    "read_json",
+    "sha256_file",
+    "sha256_hex",
+    "write_json",
+]
 
-def canonical_json(obj: Any) -> bytes:
-    """The contract's canonical form: sorted keys, no spaces, UTF-8, non-ASCII kept."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+#: The longest line of a JSONL file the harness reads (bytes). A gold conversation is tens of KB
+#: and the longest cassette (an answer of MAX_RESPONSE_CHARS) under 8 MiB; a longer line is
+#: refused with its file and line before it is read whole, so memory stays bounded per line.
+MAX_LINE_BYTES = 8 * 1024 * 1024
 
 
 def sha256_file(path: Path) -> str:
-    return sha256_hex(path.read_bytes())
+    """The sha256 of a file's bytes, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def dumps_line(obj: Any) -> str:
@@ -77,40 +96,6 @@ def write_json(path: Path, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
-#: How deep a JSON value may nest (objects and arrays) in any file or answer the harness reads.
-#: Real rows nest 4 levels; Python's parser overflows its stack near 1,000.
-MAX_JSON_DEPTH = 64
-_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-
-
-def json_depth(text: str, limit: int = MAX_JSON_DEPTH) -> int:
-    """The nesting depth of the JSON ``text`` (strings skipped), counted up to ``limit + 1``:
-    cheap enough to run before ``json.loads`` on every line and every answer."""
-    depth = deepest = 0
-    for match in _STRUCTURE.finditer(text):
-        token = match.group()
-        if token in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > limit:
-                    return deepest
-        elif token in "]}":
-            depth -= 1
-    return deepest
-
-
-def loads_bounded(text: str, limit: int = MAX_JSON_DEPTH) -> Any:
-    """``json.loads`` that refuses a value nested deeper than ``limit`` (ValueError, never a
-    RecursionError: a nesting bomb is bad input, not a crash)."""
-    if json_depth(text, limit) > limit:
-        raise ValueError(f"JSON nested deeper than {limit} levels")
-    try:
-        return json.loads(text)
-    except RecursionError:  # pragma: no cover - the depth check comes first
-        raise ValueError(f"JSON nested deeper than {limit} levels") from None
-
-
 @dataclass(frozen=True)
 class JsonlRow:
     """One parsed line of a JSONL file, with where it came from."""
@@ -121,12 +106,34 @@ class JsonlRow:
     value: Any
 
 
+def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, bytes without the newline, whether a newline ended it), one line at a time:
+    a line longer than MAX_LINE_BYTES is refused before it is read whole."""
+    with open(path, "rb") as handle:
+        number = 0
+        while True:
+            raw = handle.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                return
+            number += 1
+            ended = raw.endswith(b"\n")
+            if not ended and len(raw) > MAX_LINE_BYTES:
+                raise GoldDataError(
+                    f"{path}:{number}: the line is longer than {MAX_LINE_BYTES:,} bytes (MAX_LINE_BYTES); no row "
+                    "of a gold or cassette file is that long, so it is refused before it is read. Restore the "
+                    "file from git or regenerate it with the command that owns it."
+                )
+            yield number, raw[:-1] if ended else raw, ended
+
+
 def iter_jsonl(path: Path) -> Iterator[JsonlRow]:
     """Yield every row of a JSONL file; raise GoldDataError naming file and line on bad bytes.
 
-    Checks: the file exists, each line is valid UTF-8, each line is one JSON object,
-    no empty line sits between rows, and a last line without a newline is complete.
-    A zero-byte file holds zero rows (an all-negative ``expected_memories.jsonl`` is one).
+    Checks: the file exists, no line is longer than MAX_LINE_BYTES (checked before the line
+    is read whole), each line is valid UTF-8, each line is one JSON object nested at most
+    MAX_JSON_DEPTH deep, no empty line sits between rows, and a last line without a newline
+    is complete. A zero-byte file holds zero rows (an all-negative ``expected_memories.jsonl``
+    is one). The file is read one line at a time.
     """
     path = Path(path)
     if not path.is_file():
@@ -134,15 +141,7 @@ def iter_jsonl(path: Path) -> Iterator[JsonlRow]:
             f"{path}: file not found. Every gold folder needs it; restore it from git "
             f"(`git checkout -- {path}`) or point --gold at the right folder."
         )
-    data = path.read_bytes()
-    if not data:
-        return
-    ends_with_newline = data.endswith(b"\n")
-    lines = data.split(b"\n")
-    if ends_with_newline:
-        lines = lines[:-1]
-    last = len(lines)
-    for index, raw in enumerate(lines, start=1):
+    for index, raw, ended in _lines(path):
         if raw.endswith(b"\r"):
             raw = raw[:-1]
         if raw.strip() == b"":
@@ -164,7 +163,7 @@ def iter_jsonl(path: Path) -> Iterator[JsonlRow]:
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
-            if index == last and not ends_with_newline:
+            if not ended:
                 raise GoldDataError(
                     f"{path}:{index}: truncated last line (no newline at the end of the file "
                     f"and the line is not complete JSON: {exc.msg} at column {exc.colno}). "
@@ -174,6 +173,10 @@ def iter_jsonl(path: Path) -> Iterator[JsonlRow]:
             raise GoldDataError(
                 f"{path}:{index}: invalid JSON ({exc.msg} at column {exc.colno}): "
                 f"{text[:80]!r}. Fix the line so it holds one JSON object."
+            ) from None
+        except ValueError as exc:  # an integer longer than Python converts
+            raise GoldDataError(
+                f"{path}:{index}: unusable JSON ({str(exc)[:120]}). Fix or regenerate the line."
             ) from None
         if not isinstance(value, dict):
             raise GoldDataError(

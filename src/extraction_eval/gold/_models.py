@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
+from .._json import utf8_problem
 from ..vocab import CassetteKind, Category, Enforcement, ForbiddenReason, Subset, TemporalKind
 
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -89,6 +90,40 @@ class ForbiddenMemory(_Strict):
     )
 
 
+#: The most a cassette keeps of each text field besides the response (characters); a provider's
+#: answer is bounded by these before it is recorded, and a cassette line beyond them is refused.
+FIELD_LIMITS = {"refusal": 10_000, "finish_reason": 64, "system_fingerprint": 256}
+#: The usage block as JSON text, and any number in it (a token count never nears 10**9).
+MAX_USAGE_CHARS = 4_096
+MAX_USAGE_NUMBER = 10**9
+
+
+def usage_problem(usage: dict[str, Any]) -> str | None:
+    """A usage block too large to keep, or holding a number no arithmetic should see; else None."""
+    import json
+
+    stack: list[tuple[str, Any]] = [("usage", usage)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, bool) or item is None or isinstance(item, str):
+            continue
+        if isinstance(item, int | float):
+            # an int is compared as an int: math.isfinite(10**400) itself overflows
+            if (isinstance(item, float) and not math.isfinite(item)) or abs(item) > MAX_USAGE_NUMBER:
+                return f"'{path}' is {str(item)[:40]}..., beyond {MAX_USAGE_NUMBER:,}: not a count to keep or add up"
+        elif isinstance(item, dict):
+            stack.extend((f"{path}.{k}", v) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in enumerate(item))
+    try:
+        size = len(json.dumps(usage, ensure_ascii=False))
+    except (ValueError, TypeError, RecursionError):
+        return "'usage' cannot be written back as JSON"
+    if size > MAX_USAGE_CHARS:
+        return f"'usage' has {size:,} characters as JSON (limit {MAX_USAGE_CHARS:,})"
+    return None
+
+
 class Cassette(_Strict):
     """One row of ``openai_cassettes.jsonl``: the provider's answer for one conversation."""
 
@@ -110,6 +145,30 @@ class Cassette(_Strict):
     def _recorded_kind(cls, value: CassetteKind) -> CassetteKind:
         if value is CassetteKind.LIVE_CALL:
             raise ValueError("live_call describes a run without cassettes, not a cassette")
+        return value
+
+    @field_validator("response", "refusal", "finish_reason", "system_fingerprint")
+    @classmethod
+    def _kept_text(cls, value: str | None, info: Any) -> str | None:
+        """Text a run can write back out: UTF-8 (no lone surrogate) and within its field's limit."""
+        if value is None:
+            return value
+        limit = FIELD_LIMITS.get(info.field_name)
+        if limit is not None and len(value) > limit:
+            raise ValueError(f"{len(value):,} characters, more than the {limit:,} a cassette keeps; re-record it")
+        problem = utf8_problem(value)
+        if problem is not None:
+            raise ValueError(f"{problem}; a provider's answer like this is never recorded: re-record the cassette")
+        return value
+
+    @field_validator("usage")
+    @classmethod
+    def _kept_usage(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is None:
+            return value
+        problem = usage_problem(value) or utf8_problem(value, "usage")
+        if problem is not None:
+            raise ValueError(f"{problem}; re-record the cassette")
         return value
 
 

@@ -7,8 +7,10 @@ from typing import Any
 
 import httpx
 
+from .._json import utf8_problem
 from ..contract import SAMPLING, batch_extraction_schema, full_messages
 from ..gold import Conversation
+from ..gold._models import FIELD_LIMITS, usage_problem
 from ._base import ProviderAnswer
 
 
@@ -48,6 +50,9 @@ def _malformed(completion: Any) -> str | None:
     ):
         if value is not None and not isinstance(value, str):
             return f"'{where}' is {type(value).__name__} {str(value)[:60]!r}, not text"
+        limit = FIELD_LIMITS.get(where.removeprefix("message."))
+        if value is not None and limit is not None and len(value) > limit:
+            return f"'{where}' has {len(value):,} characters (limit {limit:,}); nothing of it is kept"
     usage = completion.get("usage")
     if usage is not None:
         if not isinstance(usage, dict):
@@ -55,8 +60,19 @@ def _malformed(completion: Any) -> str | None:
         for key in _TOKEN_FIELDS:
             count = usage.get(key)
             if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 0):
-                return f"'usage.{key}' is {count!r}, not a count of tokens"
-    return None
+                return f"'usage.{key}' is {str(count)[:40]!r}, not a count of tokens"
+        if (bad := usage_problem(usage)) is not None:
+            return bad
+    # every string that would be kept must be writable as UTF-8 (a lone surrogate is legal JSON)
+    return utf8_problem(
+        {
+            "message.content": (message or {}).get("content"),
+            "message.refusal": (message or {}).get("refusal"),
+            "finish_reason": choice.get("finish_reason"),
+            "system_fingerprint": completion.get("system_fingerprint"),
+            "usage": usage,
+        }
+    )
 
 
 def answer_from_completion(completion: Any, latency_s: float) -> ProviderAnswer:

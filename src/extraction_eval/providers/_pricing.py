@@ -20,9 +20,15 @@ def usage_tokens(usage: Mapping[str, Any] | None) -> tuple[int | None, int | Non
     return _count(prompt), _count(completion)
 
 
+#: No real count comes near it; a larger one (``10**400``) is not a count, and never reaches arithmetic.
+MAX_TOKEN_COUNT = 10**9
+
+
 def _count(value: Any) -> int | None:
-    """A token count, or None for anything that is not one (a string, a float, a bool)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    """A token count, or None for anything that is not one (a string, a float, a bool, a number
+    beyond MAX_TOKEN_COUNT)."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKEN_COUNT
+    return value if ok else None
 
 
 def cost_usd(model: str, input_tokens: int, output_tokens: int) -> float | None:

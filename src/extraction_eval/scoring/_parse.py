@@ -6,7 +6,7 @@ import json
 
 from pydantic import ValidationError
 
-from .._jsonio import MAX_JSON_DEPTH, json_depth
+from .._json import MAX_JSON_DEPTH, json_depth
 from ..contract import BatchExtractionResult
 from ._types import FailureReason, Memory, Outcome
 

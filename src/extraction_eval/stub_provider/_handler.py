@@ -257,6 +257,14 @@ def malformed_reply(answer: str, completion: dict[str, Any], serial: str) -> Rep
         completion["usage"]["prompt_tokens"] = "many"
     elif answer == "deep_nesting":
         message["content"] = "[" * 100_000 + "]" * 100_000
+    elif answer == "lone_surrogate":  # JSON's \ud800 escape: legal JSON, not encodable as UTF-8
+        message["content"] = message["content"].replace("User", "User\ud800", 1)
+    elif answer == "huge_refusal":
+        message["refusal"] = "no " * 500_000
+    elif answer == "huge_fingerprint":
+        completion["system_fingerprint"] = "fp_" + "0" * 1_000_000
+    elif answer == "huge_usage":
+        completion["usage"]["prompt_tokens"] = 10**400
     else:
         return None
     return Reply(200, completion, serial)

@@ -156,4 +156,8 @@ def models_body(models: Sequence[str]) -> dict[str, Any]:
 
 
 def dumps(body: Any) -> bytes:
-    return json.dumps(body, ensure_ascii=False).encode("utf-8")
+    text = json.dumps(body, ensure_ascii=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (the poisoned answers): JSON's \uXXXX escape carries it
+        return json.dumps(body).encode("ascii")

@@ -31,6 +31,11 @@ ANSWERS = (
     "content_int",
     "usage_string",
     "deep_nesting",
+    # poisoned answers (issue 21, point 4): legal JSON that must never be recorded or reach arithmetic
+    "lone_surrogate",
+    "huge_refusal",
+    "huge_fingerprint",
+    "huge_usage",
 )
 #: Non-numeric failure modes of ``fail_first`` (``reset``: close with a TCP RST, no response).
 FAILURE_MODES = ("hang", "drop", "reset")
