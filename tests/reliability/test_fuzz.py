@@ -135,3 +135,64 @@ def test_the_completion_reader_types_any_body(body: Any) -> None:
         assert answer.content is None and answer.usage is None
         outcome = parse_response(answer.content)
         assert outcome.failure is not None
+
+
+#: Strings a provider may send as legal JSON that UTF-8 cannot hold, and numbers no count reaches.
+poison_text = st.one_of(
+    st.text(max_size=20),
+    st.builds(lambda a, b: a + "\ud800" + b, st.text(max_size=5), st.text(max_size=5)),
+    st.integers(min_value=0, max_value=3).map(lambda n: "x" * (10 ** (n + 2))),
+)
+poison_number = st.one_of(st.integers(), st.integers(min_value=10**9, max_value=10**400), st.floats())
+completions = st.fixed_dictionaries(
+    {
+        "choices": st.lists(
+            st.fixed_dictionaries(
+                {
+                    "message": st.fixed_dictionaries(
+                        {"content": poison_text | st.none(), "refusal": poison_text | st.none()}
+                    ),
+                    "finish_reason": poison_text | st.none(),
+                }
+            ),
+            max_size=2,
+        ),
+        "system_fingerprint": poison_text | st.none(),
+        "usage": st.none()
+        | st.dictionaries(
+            st.sampled_from(["prompt_tokens", "completion_tokens", "total_tokens", "details"]),
+            poison_number | json_values,
+        ),
+    }
+)
+
+
+@FUZZ
+@given(completions)
+def test_whole_completion_bodies_are_kept_only_when_they_can_be_written_back(completion: dict[str, Any]) -> None:
+    """Issue 21, point 4: whatever a whole completion body holds (surrogates, huge integers, huge
+    strings), reading it never raises, and what it keeps can be written as a cassette line and
+    read back: UTF-8, within every field's limit, with no number beyond 10**9."""
+    from extraction_eval.cassettes import cassette_line, now_iso
+    from extraction_eval.contract import prompt_sha256, schema_sha256
+    from extraction_eval.gold import Cassette
+
+    answer = answer_from_completion(completion, 0.1)
+    if answer.malformed is not None:
+        return
+    cassette = Cassette(
+        conversation_id="c1",
+        request_sha256="0" * 64,
+        prompt_sha256=prompt_sha256(),
+        schema_sha256=schema_sha256(),
+        model="m",
+        cassette_kind="live_openai_recorded",
+        recorded_at=now_iso(),
+        response=answer.content,
+        finish_reason=answer.finish_reason,
+        refusal=answer.refusal,
+        system_fingerprint=answer.system_fingerprint,
+        usage=answer.usage,
+    )
+    line = cassette_line(cassette)
+    assert Cassette.model_validate_json(line) == cassette
