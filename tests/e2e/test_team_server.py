@@ -92,7 +92,15 @@ def test_the_writer_runs_registers_gates_and_promotes(seeded: Seeded) -> None:
     assert seed_version["version"] == "1" and seed_version["run_id"] != seeded.run_id
 
     promoted = cli(
-        server.writer, "baseline", "promote", "--run-id", seeded.run_id, "--gold", str(seeded.gold), cwd=work
+        server.writer,
+        "baseline",
+        "promote",
+        "--run-id",
+        seeded.run_id,
+        "--gold",
+        str(seeded.gold),
+        "--write-file",
+        cwd=work,
     )
     assert promoted.returncode == 0, promoted.stderr
     assert f"openai: promoted run {seeded.run_id} as version 2" in promoted.stdout
