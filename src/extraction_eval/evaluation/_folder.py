@@ -99,8 +99,14 @@ def _lock(path: Path) -> int:
     """The folder's lock, held until the run ends; a second run is refused with the holder's pid."""
     lock_path = path / LOCK_FILE
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+        # never through a symbolic link: a link here would truncate its target and write our pid in it
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
     except OSError as exc:
+        if lock_path.is_symlink():
+            raise OutputError(
+                f"{lock_path} is a symbolic link (to {os.readlink(lock_path)!r}); the lock file is never followed, "
+                f"so nothing was written. Remove the link (`rm {lock_path}`) and run again."
+            ) from None
         raise output_error(path, "write", exc) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -120,7 +126,7 @@ def lock_holder(path: Path) -> str | None:
     """The pid of the run writing ``path`` now, or None when no run holds its lock."""
     lock_path = path / LOCK_FILE
     try:
-        fd = os.open(lock_path, os.O_RDONLY)
+        fd = os.open(lock_path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
         return None
     try:
@@ -154,6 +160,39 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first[:500]}"
 
 
+#: What makes a folder a gold folder: a run's clearing would delete its manifest and cassettes.
+_GOLD_MARKERS = ("conversations.jsonl", "expected_memories.jsonl")
+
+
+def _gold_folders(path: Path, depth: int = 2) -> Iterator[Path]:
+    """``path`` itself and the folders up to ``depth`` levels below it that hold gold inputs."""
+    if all((path / name).is_file() for name in _GOLD_MARKERS):
+        yield path
+    if depth == 0:
+        return
+    try:
+        children = sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink())
+    except OSError:
+        return
+    for child in children:
+        yield from _gold_folders(child, depth - 1)
+
+
+def refuse_gold_folder(path: Path) -> None:
+    """An output folder that is, or holds, a gold folder is refused before anything is touched."""
+    if not path.is_dir():
+        return
+    found = next(_gold_folders(path), None)
+    if found is None:
+        return
+    what = "is the gold folder" if found == path else f"holds the gold folder {found}"
+    raise OutputError(
+        f"--output-dir {path} {what}; a run clears the files a run owns in its output folder "
+        "(cassette_manifest.json among them), so it never writes into gold data. Pass another "
+        "--output-dir (the default is output/)."
+    )
+
+
 @contextlib.contextmanager
 def output_folder(path: Path) -> Iterator[OutputFolder]:
     """Lock ``path``, clear what a run owns, mark it RUNNING and stage the new files.
@@ -163,6 +202,7 @@ def output_folder(path: Path) -> Iterator[OutputFolder]:
     staging folder is removed; the exception propagates.
     """
     path = Path(path)
+    refuse_gold_folder(path)
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
