@@ -70,11 +70,36 @@ def project_root(start: Path | None = None) -> Path:
 
 
 def tracking_uri() -> str:
-    """``MLFLOW_TRACKING_URI``, or the embedded SQLite store in the project folder."""
+    """``MLFLOW_TRACKING_URI``, or the embedded SQLite store in the project folder. An http(s) URI
+    that is not a URL (a port that is not a number, no host) is refused here, in one line."""
     uri = _env(TRACKING_URI_VAR)
-    if uri is not None:
-        return uri
-    return f"sqlite:///{project_root() / 'mlflow.db'}"
+    if uri is None:
+        return f"sqlite:///{project_root() / 'mlflow.db'}"
+    problem = uri_problem(uri)
+    if problem is not None:
+        from ._exceptions import TrackingError
+
+        raise TrackingError(hide_uri_password(f"{TRACKING_URI_VAR}={uri!r} is not a usable address: {problem}", uri))
+    return uri
+
+
+def uri_problem(uri: str) -> str | None:
+    """Why an http(s) or database URI cannot be an address (None when it can, or is another kind)."""
+    from urllib.parse import urlsplit
+
+    scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""
+    if scheme not in ("http", "https") and not scheme.startswith(("postgresql", "mysql", "mssql")):
+        return None
+    try:
+        parts = urlsplit(uri)
+        port = parts.port
+    except ValueError as exc:
+        return f"{exc}; write it as {scheme}://HOST:PORT (a number from 1 to 65535)"
+    if not parts.hostname:
+        return f"it names no host; write it as {scheme}://HOST:PORT"
+    if port == 0:
+        return "port 0 is no port; write it as HOST:PORT with a number from 1 to 65535"
+    return None
 
 
 def hide_uri_password(text: str, uri: str) -> str:

@@ -362,7 +362,6 @@ def _counts(
 
 def run_gate(run_id: str | None, output_dir: Path, gold_dir: Path) -> tuple[GateResult, str]:
     """The whole gate: choose, read, judge, pair, render, publish, tag. Returns the result and Markdown."""
-    uri = tracking_uri()
     from ..tracking._client import open_reader
 
     reader: TrackingReader | None = None
@@ -370,6 +369,7 @@ def run_gate(run_id: str | None, output_dir: Path, gold_dir: Path) -> tuple[Gate
     drops: list[str] = []
     why = ""
     try:
+        uri = tracking_uri()  # a malformed URI is "could not evaluate", with gate.md and gate.json
         choice = choose_run(run_id, output_dir)
         reader = open_reader(uri)
         result = evaluate(reader, choice)

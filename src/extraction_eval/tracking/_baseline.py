@@ -93,7 +93,9 @@ class Registered:
 
 
 def _client(uri: str) -> Any:
+    from ._connect import wait_for_database
 
+    wait_for_database(uri)  # a database server that is down: one line within the budget, not MLflow's retries
     configure_mlflow_client()
     return mlflow_client(uri, registry=True)
 

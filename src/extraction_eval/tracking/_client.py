@@ -164,4 +164,7 @@ def open_reader(uri: str) -> Any:
         from ._rest import RestReader
 
         return RestReader(uri)
+    from ._connect import wait_for_database
+
+    wait_for_database(uri)  # a database server that is down: one line within the budget
     return ClientReader(uri)

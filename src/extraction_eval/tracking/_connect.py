@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .._exceptions import TrackingError
-from .._settings import TRACKING_TIMEOUT_VAR, mask_secrets, tracking_timeout_s
+from .._settings import TRACKING_TIMEOUT_VAR, hide_uri_password, mask_secrets, tracking_timeout_s
 
 #: How often the harness asks a server that does not answer yet.
 POLL_S = 1.0
@@ -77,6 +77,68 @@ def _say(line: str) -> None:
     sys.stderr.flush()
 
 
+#: Default ports of the database servers MLflow's SQLAlchemy store speaks to.
+_DB_PORTS = {"postgresql": 5432, "mysql": 3306, "mssql": 1433}
+
+
+def database_address(uri: str) -> tuple[str, int] | None:
+    """(host, port) of a database server URI (``postgresql+psycopg://user@host:port/db``), else None."""
+    from urllib.parse import urlsplit
+
+    scheme = uri.split("://", 1)[0].split("+", 1)[0].lower() if "://" in uri else ""
+    if scheme not in _DB_PORTS:
+        return None
+    parts = urlsplit(uri)
+    if not parts.hostname:
+        return None
+    return parts.hostname, parts.port or _DB_PORTS[scheme]
+
+
+def wait_for_database(
+    uri: str,
+    *,
+    budget_s: float | None = None,
+    say: Callable[[str], None] = _say,
+    clock: Callable[[], float] = time.monotonic,
+) -> None:
+    """Return once the database server of ``uri`` accepts a TCP connection, else a TrackingError
+    within the budget (MLflow's own engine retries for about two minutes, in silence)."""
+    import socket
+
+    address = database_address(uri)
+    if address is None:
+        return
+    budget = tracking_timeout_s() if budget_s is None else budget_s
+    deadline = clock() + budget
+    said = False
+    while True:
+        left = deadline - clock()
+        try:
+            with socket.create_connection(address, timeout=max(0.2, min(5.0, left))):
+                return
+        except OSError as exc:
+            why = type(exc).__name__
+        if not said:
+            say(
+                mask_secrets(
+                    f"the tracking database at {uri} does not accept connections ({why}); "
+                    f"retrying for up to {budget:g} s ({TRACKING_TIMEOUT_VAR} sets the wait)"
+                )
+            )
+            said = True
+        if clock() + POLL_S >= deadline:
+            raise TrackingError(
+                mask_secrets(
+                    hide_uri_password(
+                        f"the tracking database at {uri!r} did not accept a connection within {budget:g} s ({why}). "
+                        f"Start it or fix MLFLOW_TRACKING_URI ({TRACKING_TIMEOUT_VAR} sets the wait).",
+                        uri,
+                    )
+                )
+            )
+        time.sleep(POLL_S)
+
+
 def wait_for_server(
     uri: str,
     *,
@@ -84,9 +146,12 @@ def wait_for_server(
     say: Callable[[str], None] = _say,
     clock: Callable[[], float] = time.monotonic,
 ) -> None:
-    """Return once the http(s) server at ``uri`` answers (any HTTP status counts); else a
-    TrackingError after the budget. Local stores need no wait. One line on stderr when the
-    first try fails."""
+    """Return once the http(s) server at ``uri`` answers (any HTTP status counts), or a database
+    server's port accepts a connection; else a TrackingError after the budget. Local stores
+    need no wait. One line on stderr when the first try fails."""
+    if database_address(uri) is not None:
+        wait_for_database(uri, budget_s=budget_s, say=say, clock=clock)
+        return
     if not uri.startswith(("http://", "https://")):
         return
     import httpx

@@ -18,6 +18,26 @@ def is_refusal(exc: Exception) -> bool:
     return str(getattr(exc, "error_code", "")) in ("UNAUTHENTICATED", "PERMISSION_DENIED")
 
 
+def why_unauthenticated(uri: str) -> str:
+    """Why a server answered 401, from what this process sent: nothing, or which credentials."""
+    from urllib.parse import urlsplit
+
+    auth = tracking_auth()
+    try:
+        in_uri = urlsplit(uri).username
+    except ValueError:
+        in_uri = None
+    if auth.token is not None:
+        return "wrong credentials: the token in MLFLOW_TRACKING_TOKEN was not accepted"
+    if auth.username is not None and auth.password is None:
+        return f"MLFLOW_TRACKING_USERNAME is {auth.username!r} but MLFLOW_TRACKING_PASSWORD is unset"
+    if auth.username is not None:
+        return f"wrong credentials: the password of user {auth.username!r} was not accepted"
+    if in_uri:
+        return f"wrong credentials: the user {in_uri!r} and password in MLFLOW_TRACKING_URI were not accepted"
+    return "no credentials were sent"
+
+
 def refusal(exc: Exception, uri: str, action: str) -> TrackingError | None:
     """A TrackingError naming the account and the fix for a 401 or 403 answer; None for anything else.
 
@@ -26,14 +46,7 @@ def refusal(exc: Exception, uri: str, action: str) -> TrackingError | None:
     code = str(getattr(exc, "error_code", ""))
     auth = tracking_auth()
     if code == "UNAUTHENTICATED":
-        if auth.token is None and auth.username is None:
-            why = "no credentials were sent"
-        elif auth.token is None and auth.password is None:
-            why = f"MLFLOW_TRACKING_USERNAME is {auth.username!r} but MLFLOW_TRACKING_PASSWORD is unset"
-        elif auth.token is not None:
-            why = "the token in MLFLOW_TRACKING_TOKEN was not accepted"
-        else:
-            why = f"the password of user {auth.username!r} was not accepted"
+        why = why_unauthenticated(uri)
         message = (
             f"tracking server {uri!r} refused to {action}: {why} (401). "
             f"Set {_CREDENTIALS} to an account of that server."

@@ -16,6 +16,7 @@ import httpx
 from .._exceptions import TrackingError
 from .._settings import hide_uri_password, tracking_auth
 from ._reader import RegisteredBaseline, TrackedRun, baseline_lookups, legacy_of_another_version, local_artifact_dir
+from ._refused import why_unauthenticated
 
 _API = "/api/2.0/mlflow"
 
@@ -79,8 +80,8 @@ class RestReader:
             return None
         if response.status_code == 401:
             raise TrackingError(
-                f"tracking server {self._uri!r} refused the request ({response.status_code}); "
-                "set MLFLOW_TRACKING_TOKEN or MLFLOW_TRACKING_USERNAME/PASSWORD."
+                f"tracking server {self._uri!r} refused the request: {why_unauthenticated(self._uri)} (401); "
+                "set MLFLOW_TRACKING_TOKEN or MLFLOW_TRACKING_USERNAME/PASSWORD to an account of that server."
             )
         if response.status_code == 403:
             # MLflow's basic-auth app also answers 403 for a run that does not exist.
