@@ -10,41 +10,42 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from extraction_eval._entry import run_entry
 
-COMMANDS = [
-    [],
-    ["run"],
-    ["gate"],
-    ["baseline"],
-    ["baseline", "show"],
-    ["baseline", "register"],
-    ["baseline", "promote"],
-    ["baseline", "refresh"],
-    ["baseline", "migrate"],
-    ["gold", "validate"],
-    ["gold", "review"],
-    ["cassettes", "oracle"],
-    ["cassettes", "answers"],
-    ["oracle-gate"],
-    ["matcher", "calibrate"],
-    ["matcher", "validate"],
-    ["sensitivity"],
-]
+
+def command_tree(app: typer.Typer) -> list[list[str]]:
+    """Every command and sub-command of ``app``, walked from its own click tree: the group itself,
+    then each command in the order the app lists them, depth first. Nothing is listed by hand,
+    so a new command appears here (tests/cli/test_docs.py adds a dummy one to prove it)."""
+    root = typer.main.get_command(app)
+    out: list[list[str]] = []
+
+    def walk(command: Any, path: list[str]) -> None:
+        if getattr(command, "hidden", False):
+            return
+        out.append(path)
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, [*path, name])
+
+    walk(root, [])
+    return out
+
+
 DOC = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
 
 
-def render() -> str:
+def render(app: typer.Typer | None = None) -> str:
     os.environ["COLUMNS"] = "100"
     os.environ.pop("EXTRACTION_EVAL_GOLD", None)
     os.environ.pop("EXTRACTION_EVAL_OUTPUT_DIR", None)
     from typer.testing import CliRunner
 
-    from extraction_eval.cli import app
+    if app is None:
+        from extraction_eval.cli import app
 
     runner = CliRunner()
     parts = [
@@ -56,7 +57,7 @@ def render() -> str:
         "could not be done or evaluated",
         "(the message says what and how to fix it).",
     ]
-    for command in COMMANDS:
+    for command in command_tree(app):
         result = runner.invoke(app, [*command, "--help"], prog_name="extraction-eval", env={"COLUMNS": "100"})
         if result.exit_code != 0:
             raise SystemExit(f"--help failed for {command}: {result.output}")
