@@ -106,11 +106,13 @@ def test_a_lost_memory_is_explained_by_each_runs_own_matcher(store: Reader) -> N
             [
                 "## extraction-eval diff: A `ra` (keyed-dice@3) → B `rb` (?)",
                 "",
-                "1 conversation(s) in both runs; 3 flip(s) over the recall metrics (lost: matched in A, unmatched "
-                "in B; gained: the reverse). On the unmatched side the nearest prediction is shown with the rule "
-                "that refused it.",
+                "gold ?: the runs share 1 conversation(s) (A has 2, B has 2); 3 flip(s) over the recall metrics "
+                "on the shared ones (lost: matched in A, unmatched in B; gained: the reverse). On the unmatched "
+                "side the nearest prediction is shown with the rule that refused it.",
                 "",
-                "In one run only (not compared): ['c2', 'c3'].",
+                "In A only (not compared): c2.",
+                "",
+                "In B only (not compared): c3.",
                 *render_flips(found, "A", "B"),
             ]
         )
@@ -131,11 +133,11 @@ def test_no_flip_and_at_most_20_conversations_named_as_in_one_run_only(store: Re
             [
                 "## extraction-eval diff: A `ra` (keyed-dice@3) → B `rb` (?)",
                 "",
-                "1 conversation(s) in both runs; 0 flip(s) over the recall metrics (lost: matched in A, unmatched "
-                "in B; gained: the reverse). On the unmatched side the nearest prediction is shown with the rule "
-                "that refused it.",
+                "gold ?: the runs share 1 conversation(s) (A has 26, B has 1); 0 flip(s) over the recall metrics "
+                "on the shared ones (lost: matched in A, unmatched in B; gained: the reverse). On the unmatched "
+                "side the nearest prediction is shown with the rule that refused it.",
                 "",
-                f"In one run only (not compared): {named!r}.",
+                f"In A only (not compared) (20 of 25 shown): {', '.join(named)}.",
                 "",
                 "No expected memory flipped.",
             ]
@@ -146,7 +148,25 @@ def test_no_flip_and_at_most_20_conversations_named_as_in_one_run_only(store: Re
     assert diff_runs("rb", "ra")[1].startswith("## extraction-eval diff: A `rb` (?) → B `ra` (keyed-dice@3)\n")
     store.artifacts["ra"] = store.artifacts["rb"]
     _, same = diff_runs("ra", "rb")
-    assert "In one run only" not in same and same.endswith("\n\nNo expected memory flipped.\n")
+    assert "only (not compared)" not in same and same.endswith("\n\nNo expected memory flipped.\n")
+
+
+def test_two_runs_of_different_gold_versions(store: Reader) -> None:
+    """Issue 22, point 4: the shared count names both versions; with nothing shared, exit 2 in one line."""
+    from extraction_eval import CannotEvaluate
+
+    store.runs["ra"] = TrackedRun("ra", "0", "FINISHED", 0, tags={"matcher": "fact-cover@2", "gold_version": "v1"})
+    store.runs["rb"] = TrackedRun("rb", "0", "FINISHED", 0, tags={"matcher": "fact-cover@2", "gold_version": "v2"})
+    store.artifacts["ra"] = jsonl(row("c1", ["User is vegan."], True), row("c2", [], False))
+    store.artifacts["rb"] = jsonl(row("v2-a001", ["User is vegan."], True))
+    with pytest.raises(
+        CannotEvaluate,
+        match=r"runs ra \(gold v1, 2 conversations\) and rb \(gold v2, 1 conversations\) share no conversation",
+    ):
+        diff_runs("ra", "rb")
+    store.artifacts["rb"] = jsonl(row("c1", ["User is vegan."], True), row("v2-a001", [], False))
+    _, report = diff_runs("ra", "rb")
+    assert "gold v1 → gold v2: the runs share 1 conversation(s) (A has 2, B has 2)" in report
 
 
 def test_a_runs_rows_come_from_the_output_folder_that_holds_it(store: Reader, tmp_path: Path) -> None:

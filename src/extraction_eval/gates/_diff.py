@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .._exceptions import TrackingError
+from .._exceptions import CannotEvaluate, TrackingError
 from .._settings import project_root, tracking_uri
 from ..evaluation._reviewing import is_reviewed, set_reviewed_matcher
 from ..mlflow_names import TAG_ANSWER_SET, TAG_GOLD_VERSION, TAG_MATCHER
@@ -14,6 +14,9 @@ from ..tracking._reader import TrackedRun
 from ..tracking._stored import get_run, read_stored
 from ._flips import RECALL_KEYS, Flip, flips, parse_rows, render_flips
 from ._paired import PER_CONVERSATION_FILE
+
+#: How many unshared conversation ids a diff lists (it says how many there are).
+SHOWN_IDS = 20
 
 
 def _matcher(run: TrackedRun) -> Matcher:
@@ -43,18 +46,30 @@ def diff_runs(run_a: str, run_b: str, folders: tuple[Path, ...] = ()) -> tuple[l
         rows_b = parse_rows(stored_b.text, stored_b.source)
     except ValueError as exc:
         raise TrackingError(f"{exc}; a per_conversation.jsonl is written by `extraction-eval run`.") from None
+    shared = set(rows_a) & set(rows_b)
+    version_a, version_b = a.tags.get(TAG_GOLD_VERSION, "?"), b.tags.get(TAG_GOLD_VERSION, "?")
+    if not shared:
+        raise CannotEvaluate(
+            f"runs {run_a} (gold {version_a}, {len(rows_a)} conversations) and {run_b} (gold {version_b}, "
+            f"{len(rows_b)} conversations) share no conversation, so nothing can flip between them; diff two runs "
+            "of the same gold version."
+        )
     found = flips(rows_a, rows_b, _matcher(a), _matcher(b), RECALL_KEYS)
-    only = sorted(set(rows_a) ^ set(rows_b))
+    only_a, only_b = sorted(set(rows_a) - shared), sorted(set(rows_b) - shared)
+    versions = f"gold {version_a}" if version_a == version_b else f"gold {version_a} → gold {version_b}"
     lines = [
         f"## extraction-eval diff: A `{run_a}` ({a.tags.get(TAG_MATCHER, '?')}) → B `{run_b}` "
         f"({b.tags.get(TAG_MATCHER, '?')})",
         "",
-        f"{len(set(rows_a) & set(rows_b))} conversation(s) in both runs; {len(found)} flip(s) over the recall "
-        "metrics (lost: matched in A, unmatched in B; gained: the reverse). On the unmatched side the nearest "
-        "prediction is shown with the rule that refused it.",
+        f"{versions}: the runs share {len(shared)} conversation(s) (A has {len(rows_a)}, B has {len(rows_b)}); "
+        f"{len(found)} flip(s) over the recall metrics on the shared ones (lost: matched in A, unmatched in B; "
+        "gained: the reverse). On the unmatched side the nearest prediction is shown with the rule that refused it.",
     ]
-    if only:
-        lines += ["", f"In one run only (not compared): {only[:20]!r}."]
+    for label, only in (("A", only_a), ("B", only_b)):
+        if only:
+            shown = only[:SHOWN_IDS]
+            cut = f" ({len(shown)} of {len(only)} shown)" if len(shown) < len(only) else ""
+            lines += ["", f"In {label} only (not compared){cut}: {', '.join(shown)}."]
     if not found:
         lines += ["", "No expected memory flipped."]
     lines += render_flips(found, "A", "B")
