@@ -3,6 +3,7 @@ into exit codes in one place (``_Group.invoke``)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from typing import Annotated, Any
@@ -25,6 +26,9 @@ class _Group(TyperGroup):
     run and marked its output folder on the way out). Every line is masked (``mask_secrets``)."""
 
     def invoke(self, ctx: Any) -> Any:
+        # MLflow's INFO lines ("Creating initial MLflow database tables...") are not for the user of
+        # this tool; MLFLOW_LOGGING_LEVEL, when set, still wins. Read when a command runs, not at import.
+        os.environ.setdefault("MLFLOW_LOGGING_LEVEL", "WARNING")
         in_main = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGTERM, _raise_terminated) if in_main else None
         try:

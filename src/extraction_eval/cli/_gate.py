@@ -20,9 +20,14 @@ def gate_command(
     gold: GoldOption = DEFAULT_GOLD,
 ) -> None:
     """Judge one run against its provider's registered baseline."""
-    from ..gates._gate_run import run_gate
+    from .._settings import next_step_line
+    from ..gates._gate_run import baseline_file_note, render_text, run_gate
 
-    result, markdown = run_gate(run_id, output_dir, gold)
-    typer.echo(markdown)
-    typer.echo(f"wrote {output_dir / 'gate.md'}; exit {result.exit_code} ({result.verdict.value})")
+    result, _ = run_gate(run_id, output_dir, gold)
+    typer.echo(render_text(result, baseline_note=baseline_file_note(gold, result.baseline)), nl=False)
+    typer.echo(
+        f"wrote {output_dir / 'gate.md'} (the report: evidence, paired 95% intervals, resolution) and "
+        f"{output_dir / 'gate.json'}; exit {result.exit_code} ({result.verdict.value})"
+    )
+    typer.echo(next_step_line(output_dir))
     raise typer.Exit(result.exit_code)

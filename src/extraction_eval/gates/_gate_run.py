@@ -177,6 +177,49 @@ def render_markdown(
     return "\n".join(lines) + "\n"
 
 
+def render_text(result: GateResult, *, baseline_note: str = "") -> str:
+    """What the terminal shows: the verdict, its reasons, which run against which baseline, and the
+    gated metrics as a plain table. The evidence, the paired intervals and the resolution are in
+    gate.md (the run's own output already said what its numbers rest on)."""
+    title = {
+        Verdict.PASS: "PASS",
+        Verdict.REGRESSION: "FAIL: regression",
+        Verdict.CANNOT_EVALUATE: "FAIL: could not evaluate",
+        Verdict.REPORT_ONLY: "REPORT ONLY (never fails the build)",
+    }[result.verdict]
+    lines = [f"extraction-eval regression gate: {title}", *(f"- {reason}" for reason in result.reasons)]
+    run, base = result.run, result.baseline
+    if run is not None:
+        t = run.tags
+        lines.append(
+            f"run {run.run_id}: {t.get(TAG_PROVIDER)}/{t.get(TAG_MODEL)}, gold {t.get(TAG_GOLD_VERSION)}, "
+            f"matcher {t.get(TAG_MATCHER)}, commit {(t.get(TAG_GIT_COMMIT) or '?')[:12]}"
+        )
+    if base is not None:
+        lines.append(
+            f"baseline {base.model_name} version {base.version} ({base.alias or 'baseline'}, run {base.run_id})"
+        )
+    if result.rows:
+        width = max(len(row.key) for row in result.rows) + 2
+        cells = [
+            f"{row.key:<{width}}{_fmt(row.baseline):>8}{_fmt(row.run):>8}{_delta(row.delta):>9}  "
+            f"{row.status.value + ('*' if row.lower_is_better else ''):<8}"
+            for row in result.rows
+        ]
+        head = f"{'metric':<{width}}{'baseline':>8}{'run':>8}{'delta':>9}  verdict "
+        # two columns side by side when the table is long: the whole verdict fits on one screen
+        half = (len(cells) + 1) // 2 if len(cells) > 8 else len(cells)
+        left, right = cells[:half], cells[half:]
+        lines.append(head + ("   " + head if right else ""))
+        for i, cell in enumerate(left):
+            lines.append((cell + ("   " + right[i] if i < len(right) else "")).rstrip())
+        if any(row.lower_is_better for row in result.rows):
+            lines.append("* lower is better")
+    if baseline_note:
+        lines.append(baseline_note.replace("**", ""))
+    return "\n".join(lines) + "\n"
+
+
 def _registered_block(baseline: RegisteredBaseline) -> tuple[dict[str, object], dict[str, float] | None]:
     """The registered baseline in the shape of a baseline_results.json provider block.
 
@@ -361,7 +404,8 @@ def _counts(
 
 
 def run_gate(run_id: str | None, output_dir: Path, gold_dir: Path) -> tuple[GateResult, str]:
-    """The whole gate: choose, read, judge, pair, render, publish, tag. Returns the result and Markdown."""
+    """The whole gate: choose, read, judge, pair, render, publish, tag. Returns the result and Markdown
+    (``text_report`` gives the terminal's plain-text version of the same result)."""
     from ..tracking._client import open_reader
 
     reader: TrackingReader | None = None
