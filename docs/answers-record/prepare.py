@@ -1,0 +1,37 @@
+"""Render gold v1 and v2 conversations for blind answer writers: no gold rows, no guide."""
+import json, pathlib, sys
+sys.path.insert(0, "/work/main/src")
+from extraction_eval.contract import render_conversation, system_prompt, batch_extraction_schema
+from types import SimpleNamespace as NS
+
+root = pathlib.Path("/work/blind")
+convs = []
+for v in ["v1", "v2"]:
+    for line in open(f"/work/main/gold/{v}/conversations.jsonl", encoding="utf-8"):
+        row = json.loads(line)
+        c = NS(conversation_id=row["conversation_id"], session_date=row["session_date"],
+               turns=[NS(**t) for t in row["turns"]])
+        convs.append((row["conversation_id"], render_conversation(c)))
+total = sum(len(t) for _, t in convs)
+writers = ["w1", "w2", "w3", "w4"]
+target = total / len(writers)
+assign, acc, wi = {}, 0, 0
+for cid, text in convs:
+    if acc >= target * (wi + 1) and wi < len(writers) - 1:
+        wi += 1
+    assign.setdefault(writers[wi], []).append((cid, text))
+    acc += len(text)
+common = root / "common"
+common.mkdir(parents=True, exist_ok=True)
+(common / "system_prompt.md").write_text(system_prompt(), encoding="utf-8")
+(common / "schema.json").write_text(json.dumps(batch_extraction_schema(), indent=2), encoding="utf-8")
+for w, items in assign.items():
+    d = root / "writers" / w / "input"
+    d.mkdir(parents=True, exist_ok=True)
+    for b in range(0, len(items), 20):
+        batch = items[b:b + 20]
+        with open(d / f"batch_{b // 20 + 1:02d}.txt", "w", encoding="utf-8") as f:
+            for cid, text in batch:
+                f.write(f"##### conversation_id: {cid}\n{text}\n\n")
+    (root / "writers" / w / "ids.txt").write_text("\n".join(c for c, _ in items) + "\n")
+    print(w, len(items), items[0][0], items[-1][0], sum(len(t) for _, t in items))
