@@ -91,3 +91,41 @@ def test_a_refused_param_leaves_no_failed_run(param: str, server_uri: str, tmp_p
     deleted = client.search_runs([experiment_id], run_view_type=ViewType.DELETED_ONLY)
     assert [r.info.status for r in deleted] == ["KILLED"] and not deleted[0].data.metrics
     assert not (tmp_path / "out").exists()  # refused before the output folder was touched
+
+
+@pytest.mark.slow
+def test_the_readme_first_command_is_quiet_and_ends_with_the_next_step(tmp_path: Path) -> None:
+    """Issue 22, point 5: after pip, the README's first command prints under 40 lines, no MLflow INFO
+    line, no raw Markdown from the gate, the evidence once, and ends with where to look next. Its steps
+    after the install run as written, in a clean copy of the tracked tree."""
+    readme = (REPO / "README.md").read_text()
+    first = next(
+        line for line in readme.splitlines() if line.startswith("python3 -m venv .venv") and "mlflow run" in line
+    )
+    steps = first.split("pip install -q -e . && ", 1)[1]
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
+    for path in subprocess.run(["git", "ls-files", "-m"], cwd=REPO, capture_output=True, text=True).stdout.split():
+        (clone / path).write_bytes((REPO / path).read_bytes())  # this tree's edits, as a clean clone would have them
+    bin_dir = str(Path(sys.executable).parent)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("MLFLOW_", "EXTRACTION_EVAL_", "GITHUB_")) and k != "CI"
+    }
+    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
+    proc = subprocess.run(["bash", "-c", steps], cwd=clone, env=env, capture_output=True, text=True, timeout=900)
+    text = proc.stdout + proc.stderr
+    lines = text.strip().splitlines()
+    assert proc.returncode == 0, text[-3000:]
+    assert len(lines) < 40, text
+    assert not any(" INFO " in line for line in lines), text
+    assert not any(line.startswith(("## ", "| ", "**")) for line in lines), text
+    assert sum(line.startswith("Evidence:") for line in lines) == 1, text
+    assert lines[-1].startswith("Next: run `mlflow ui --backend-store-uri sqlite:///") and "output/" in lines[-1]
+    assert "extraction-eval regression gate: PASS" in text
+    assert (
+        not (clone / "mlflow.db.init-lock").exists()
+        or "mlflow.db.init-lock"
+        not in subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True).stdout
+    )
