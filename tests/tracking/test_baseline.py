@@ -53,7 +53,7 @@ def test_register_from_rev_reads_the_base_file_not_the_working_tree(
     gate = runner.invoke(app, ["gate", "--output-dir", str(out), "--gold", "gold/tiny"])
     assert gate.exit_code == 0
     assert (
-        "**Review:** gold/tiny/baseline_results.json in this tree differs from the registered baseline" in gate.output
+        "Review: gold/tiny/baseline_results.json in this tree differs from the registered baseline" in gate.output
     )
     assert "`macro/recall` 1.0000 -> 0.5000" in gate.output
 
@@ -147,7 +147,7 @@ def test_the_gate_shows_every_change_to_the_baseline_file_for_review(
     path.write_text(json.dumps(data))
     gate = runner.invoke(app, ["gate", "--output-dir", str(tmp_path / "o"), "--gold", str(tiny_gold)])
     assert gate.exit_code == 0, gate.output  # the registered bar decides; the edit is shown, not used
-    note = gate.output.split("**Review:**", 1)[1].split("\n", 1)[0]
+    note = gate.output.split("Review:", 1)[1].split("\n", 1)[0]
     assert note == (
         f" {path} in this tree differs from the registered baseline (the gate used the registered one, seeded "
         'from the base revision): model "gpt-4o-mini" -> "gpt-4o", matcher "fact-cover@2" -> "embedding@1", '

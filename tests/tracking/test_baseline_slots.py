@@ -59,7 +59,7 @@ def test_two_gold_versions_share_one_store(two_versions: tuple[Path, Path], loca
         run(gold, tmp_path / name)
         code, text = invoke("gate", "--output-dir", str(tmp_path / name), "--gold", str(gold))
         assert code == 0, text
-        assert f"gold `{gold.name}`" in text
+        assert f"gold {gold.name}, matcher" in text
     code, text = invoke("baseline", "show", "--gold", str(two))
     assert code == 0 and "v2 (alias baseline-tiny2)" in text
     # promotion moves only its own version's alias and leaves every tracked file alone

@@ -7,6 +7,7 @@ for datasets and tables) costs seconds that the eval does not need.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import hashlib
 import json
@@ -26,6 +27,7 @@ from ..mlflow_names import TAG_LOGGED_ARTIFACTS, TAG_NOTE, TAG_RUN_NAME
 from ._background import Background, WorkerFailed
 from ._connect import configure_mlflow_client, mlflow_client
 from ._refused import refusal
+from ._signals import hold_signals, release_signals, signals_deferred
 
 #: The run's tables (MLflow's ``log_table`` format), shown in the run's Artifacts view.
 TABLE_FILE = "per_conversation_table.json"
@@ -146,6 +148,7 @@ def log_eval_run(
     from mlflow.exceptions import MlflowException
 
     configure_mlflow_client()
+    held: Any = None
     try:
         client = mlflow_client(tracking_uri, registry=prompt is not None)  # the prompt registry too
         existing_params: Mapping[str, str] = {}
@@ -166,41 +169,52 @@ def log_eval_run(
                 "mlflow.source.name": "extraction-eval",
                 "mlflow.source.type": "LOCAL",
             }
+            held = hold_signals()  # from here a signal waits until the run's id is known (below)
             rid = client.create_run(experiment_id, run_name=run_name, tags=source_tags).info.run_id
     except (MlflowException, OSError) as exc:
+        release_signals(held)
         refused = refusal(exc, tracking_uri, f"log the run to experiment {experiment_name!r}")
         raise (refused or _tracking_error(tracking_uri, exc, None)) from None
+    except BaseException:
+        release_signals(held)
+        raise
     try:
+        release_signals(held)  # a signal that came during create_run is raised here, and ends the run
         drawing = Background(plots, "extraction-eval-plots") if callable(plots) else None
         drawn: Sequence[Path] = () if callable(plots) else plots
+        # every write with SIGINT and SIGTERM held (tracking._signals): a signal never cuts one in half
         try:
-            _log_everything(
-                client,
-                rid,
-                tags={**tags, **extra_tags, TAG_NOTE: description},
-                params={k: v for k, v in params.items() if k not in existing_params},
-                metrics=metrics,
-                artifacts=artifacts,
-                plots=drawn,
-                tables=tables,
-                dataset=dataset,
-            )
+            with signals_deferred():
+                _log_everything(
+                    client,
+                    rid,
+                    tags={**tags, **extra_tags, TAG_NOTE: description},
+                    params={k: v for k, v in params.items() if k not in existing_params},
+                    metrics=metrics,
+                    artifacts=artifacts,
+                    plots=drawn,
+                    tables=tables,
+                    dataset=dataset,
+                )
             if prompt is not None:
                 from ._prompt import link_system_prompt
 
-                link_system_prompt(client, rid, *prompt)
+                with signals_deferred():
+                    link_system_prompt(client, rid, *prompt)
             if traces:
                 from ._traces import log_traces
 
-                log_traces(client, tracking_uri, experiment_id, rid, traces)
+                log_traces(client, tracking_uri, experiment_id, rid, traces)  # each batch held on its own
             if drawing is not None:
                 for path in drawing.result():
-                    client.log_artifact(rid, str(path), PLOTS_DIR)
+                    with signals_deferred():
+                        client.log_artifact(rid, str(path), PLOTS_DIR)
         finally:
             if drawing is not None:
                 drawing.wait()  # never writing into the staging folder once this run has failed
         status = "FAILED" if failed else "FINISHED"
-        client.set_terminated(rid, status)
+        with signals_deferred():
+            client.set_terminated(rid, status)
         name = client.get_experiment(experiment_id).name
     except WorkerFailed as failure:
         error = failure.error  # the worker's own exception, unchanged (not a tracking error)
@@ -264,15 +278,50 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first[:300]}" if first else type(exc).__name__
 
 
+#: How long ending a run may retry a store that is locked or busy.
+END_RETRY_S = 15.0
+
+
+def _release_store(client: Any) -> None:
+    """Close the pooled connections of a database store, so a transaction a signal interrupted
+    (and left holding SQLite's write lock in this process) is rolled back."""
+    store = getattr(getattr(client, "_tracking_client", None), "store", None)
+    engine = getattr(store, "engine", None)
+    if engine is not None:
+        with contextlib.suppress(Exception):
+            engine.dispose()
+
+
+def _set_terminated(client: Any, rid: str, status: str) -> None:
+    """``set_terminated``, retried for END_RETRY_S while the store is locked or busy."""
+    deadline = time.monotonic() + END_RETRY_S
+    delay = 0.1
+    while True:
+        try:
+            client.set_terminated(rid, status)
+            return
+        except Exception as exc:
+            text = str(exc).lower()
+            if not any(s in text for s in ("database is locked", "locked", "busy", "temporarily unavailable")):
+                raise
+            if time.monotonic() + delay > deadline:
+                raise
+            _release_store(client)
+            time.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+
 def end_orphan(client: Any, rid: str, exc: BaseException) -> str | None:
     """End run ``rid`` KILLED (a signal) or FAILED (anything else) and say so on stderr; when the
     store cannot be reached to end it, say that it is left RUNNING and how to end it. Returns
-    the status it ended with, None when it could not be ended."""
+    the status it ended with, None when it could not be ended. A second signal waits until the
+    status is written, and a store locked by the interrupted write is retried (END_RETRY_S)."""
     status = "FAILED" if isinstance(exc, Exception) else "KILLED"
     reason = _reason(exc)
     ended: str | None = status
     try:
-        client.set_terminated(rid, status)
+        with signals_deferred():
+            _set_terminated(client, rid, status)
         line = f"MLflow run {rid} ended {status}: {reason}"
     except Exception as end_exc:  # the store is gone too: name the run so it can be ended by hand
         ended = None

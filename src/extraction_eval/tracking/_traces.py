@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..evaluation._traces import TraceRecord
+from ._signals import signals_deferred
 
 #: Traces per ``log_spans`` call and per ``link_traces_to_run`` call (MLflow allows 100).
 BATCH = 100
@@ -150,14 +151,16 @@ def log_traces(
             end_ns = start_ns + int(record.latency_s * 1e9)
             spans.append(_span(record, trace_id, start_ns, end_ns))
             infos.append(_info(record, trace_id, experiment_id, run_id, start_ns // 1_000_000, source))
-        with _one_transaction(tracing.store) as batched:
+        with signals_deferred(), _one_transaction(tracing.store) as batched:
             for info in infos:
                 if batched:
                     tracing.store._start_trace_once(info)
                 else:
                     tracing.start_trace(info)
-        tracing.log_spans(experiment_id, spans)
+        with signals_deferred():
+            tracing.log_spans(experiment_id, spans)
         batch_ids = [info.trace_id for info in infos]
-        client.link_traces_to_run(batch_ids, run_id)
+        with signals_deferred():
+            client.link_traces_to_run(batch_ids, run_id)
         ids.extend(batch_ids)
     return ids
