@@ -193,10 +193,11 @@ def tracking_auth() -> TrackingAuth:
 def next_step_line(output_dir: Path) -> str:
     """The last line of a first run: where to look next (the MLflow UI for this store, and the files)."""
     uri = tracking_uri()
+    shown = hide_uri_password(uri, uri)  # never a password on the screen
     if uri.startswith(("http://", "https://")):
-        ui = f"open {hide_uri_password(uri, uri)} in a browser"
+        ui = f"open {shown} in a browser"
     else:
-        ui = f"run `mlflow ui --backend-store-uri {uri}` and open http://127.0.0.1:5000"
+        ui = f"run `mlflow ui --backend-store-uri {shown}` and open http://127.0.0.1:5000"
     return (
         f"Next: {ui} (experiment extraction-eval: the runs side by side, traces per conversation); "
         f"the files are in {output_dir}/ (gate.md, metrics.json, per_conversation.jsonl, plots/)."

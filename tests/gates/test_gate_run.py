@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -103,13 +104,42 @@ def test_without_run_id_or_run_json_the_newest_full_run_of_head_is_judged(projec
     new_head = git(project, "rev-parse", "HEAD")
     result, markdown = run_gate(None, out, gold)
     assert result.exit_code == 2
-    assert f"no finished full-set run in experiment 'extraction-eval' for HEAD {new_head[:12]}" in markdown
+    assert f"no full-set run in experiment 'extraction-eval' for HEAD {new_head[:12]}" in markdown
 
     # an uncommitted change is recorded as dirty
     (project / "notes.txt").write_text("an edit\n")
     dirty = run_eval(Mode.CASSETTE, gold, out)
     tags = client.get_run(dirty.logged.run_id).data.tags
     assert tags["mlflow.source.git.commit"] == new_head and tags["git_dirty"] == "true"
+
+
+def test_a_failed_newer_run_of_head_is_never_passed_over_for_an_older_one(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21, point 9: without run.json (output/ not kept between steps) the gate never skips a
+    FAILED or RUNNING newer run of HEAD to pass on an older FINISHED one; under CI it does not
+    search at all, and judges only a run it is pointed at."""
+    gold, out = project / "gold" / "tiny", project / "out"
+    older = run_eval(Mode.CASSETTE, gold, out)
+    assert CliRunner().invoke(app, ["baseline", "register", "--gold", str(gold)]).exit_code == 0
+    newer = run_eval(Mode.CASSETTE, gold, project.parent / "newer")
+    MlflowClient().set_terminated(newer.logged.run_id, "FAILED")  # this build's run step failed
+    (out / "run.json").unlink()
+    result, markdown = run_gate(None, out, gold)
+    assert result.exit_code == 2, markdown
+    assert (
+        f"the newest full-set run of HEAD {git(project, 'rev-parse', 'HEAD')[:12]} is {newer.logged.run_id}, and its status is 'FAILED'"
+        in markdown
+    )
+    assert older.logged.run_id not in markdown
+    # under CI: no search at all
+    monkeypatch.setenv("CI", "true")
+    result, markdown = run_gate(None, out, gold)
+    assert result.exit_code == 2
+    assert "under CI the gate judges only a run it is pointed at" in markdown
+    # pointed at it by --run-id, it judges that run (a FINISHED one passes)
+    result, _ = run_gate(older.logged.run_id, out, gold)
+    assert result.exit_code == 0
 
 
 def test_the_search_for_heads_run_skips_a_rescored_run(project: Path) -> None:
@@ -195,13 +225,14 @@ def test_paired_interval_gate_json_and_verdict_tag_against_a_promoted_baseline(
     assert row["ci_low"] == pytest.approx(-1 / 3 - 1.96 / 3, abs=1e-9)
     assert row["ci_high"] == pytest.approx(-1 / 3 + 1.96 / 3, abs=1e-9)
     assert row["resolution"] == pytest.approx(1 / 3, abs=1e-12)
-    assert "| recall/factual | 1.0000 | 0.6667 | -0.3333 | [-0.9867, +0.3200] | 0.3333 | FAIL |" in gate.output
+    gate_md = (out / "gate.md").read_text()
+    assert "| recall/factual | 1.0000 | 0.6667 | -0.3333 | [-0.9867, +0.3200] | 0.3333 | FAIL |" in gate_md
+    assert re.search(r"recall/factual +1\.0000 +0\.6667 +-0\.3333  FAIL", gate.output)  # the terminal's text
     assert (
         "- `recall/factual`: within one row: one memory moves this metric by 0.3333; within the paired 95% "
-        "interval: not distinguishable from noise in these conversations" in gate.output
+        "interval: not distinguishable from noise in these conversations" in gate_md
     )
     # the rows behind each failing metric: t01's memory, matched in the baseline, lost to an empty answer
-    gate_md = (out / "gate.md").read_text()
     assert "**The rows behind the drop**" in gate_md and "`recall/factual` → `recall/factual`" in gate_md
     sections = [line for line in gate_md.splitlines() if line.startswith("### ")]
     assert sections == [
@@ -235,5 +266,5 @@ def test_a_seeded_baseline_has_no_paired_interval(tiny_gold: Path, local_store: 
     assert all(r["ci_low"] is None and r["ci_high"] is None for r in report["rows"])
     assert (
         "No paired interval: the baseline was seeded from baseline_results.json alone, with no "
-        "per-conversation record." in gate.output
+        "per-conversation record." in (out / "gate.md").read_text()
     )

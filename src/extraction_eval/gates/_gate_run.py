@@ -14,7 +14,7 @@ from pathlib import Path
 from .._exceptions import CannotEvaluate, GoldDataError, OutputError, TrackingError
 from .._git import git_state
 from .._jsonio import atomic_write_text
-from .._settings import mask_secrets, project_root, tracking_uri
+from .._settings import in_ci, mask_secrets, project_root, tracking_uri
 from ..evidence import evidence_from_tags
 from ..mlflow_names import (
     EXPERIMENT,
@@ -57,6 +57,16 @@ def _find(reader: TrackingReader, choice: RunChoice) -> tuple[TrackedRun | None,
         if run is None:
             return None, f"run {choice.run_id!r} (from {choice.source}) is not in the tracking store."
         return run, ""
+    if in_ci():
+        # In CI the run and the gate may be separate steps that do not share output/: a search
+        # would pass on an older finished run when this build's run failed. Only a run the gate
+        # is pointed at, by the run step's run.json or --run-id, is judged (docs/gates.md).
+        return None, (
+            "under CI the gate judges only a run it is pointed at: no --run-id and no output/run.json "
+            "from this build's run step. Keep the run step's output folder for the gate step (or pass "
+            "--run-id from its run.json); a failed run step leaves a run.json that says so (docs/gates.md, "
+            '"When the run and the gate are separate steps").'
+        )
     commit = git_state(project_root()).commit
     if commit is None:
         return None, (
@@ -65,7 +75,7 @@ def _find(reader: TrackingReader, choice: RunChoice) -> tuple[TrackedRun | None,
         )
     filter_string = (
         f"tags.`{TAG_GIT_COMMIT}` = '{commit}' and tags.{TAG_SUBSET} = '{Subset.FULL.value}' "
-        f"and tags.{TAG_RUN_KIND} = '{RunKind.EVAL.value}' and attributes.status = 'FINISHED' "
+        f"and tags.{TAG_RUN_KIND} = '{RunKind.EVAL.value}' "
         # a rescored run carries its source run's commit, but it is not HEAD's run: it is judged
         # only when named (--run-id or its run.json)
         f"and tags.{TAG_RESCORED_FROM} IS NULL"
@@ -73,8 +83,15 @@ def _find(reader: TrackingReader, choice: RunChoice) -> tuple[TrackedRun | None,
     run = reader.newest_run(EXPERIMENT, filter_string)
     if run is None:
         return None, (
-            f"no finished full-set run in experiment {EXPERIMENT!r} for HEAD {commit[:12]}; "
+            f"no full-set run in experiment {EXPERIMENT!r} for HEAD {commit[:12]}; "
             "run `extraction-eval run --mode cassette` first."
+        )
+    if run.status != "FINISHED":
+        # never an older finished run in its place: the newest run of HEAD is the one to judge
+        return None, (
+            f"the newest full-set run of HEAD {commit[:12]} is {run.run_id}, and its status is {run.status!r}; "
+            "the gate never falls back to an older run of the same commit. Rerun `extraction-eval run`, "
+            "or pass --run-id to judge a run on purpose."
         )
     return run, ""
 

@@ -79,6 +79,8 @@ def _say(line: str) -> None:
 
 #: Default ports of the database servers MLflow's SQLAlchemy store speaks to.
 _DB_PORTS = {"postgresql": 5432, "mysql": 3306, "mssql": 1433}
+#: The module SQLAlchemy loads for a dialect named without a driver.
+_DEFAULT_DRIVERS = {"postgresql": "psycopg2", "mysql": "MySQLdb", "mssql": "pyodbc"}
 
 
 def database_address(uri: str) -> tuple[str, int] | None:
@@ -103,10 +105,17 @@ def wait_for_database(
 ) -> None:
     """Return once the database server of ``uri`` accepts a TCP connection, else a TrackingError
     within the budget (MLflow's own engine retries for about two minutes, in silence)."""
+    import importlib.util
     import socket
 
     address = database_address(uri)
     if address is None:
+        return
+    # a driver that is not installed: MLflow's own error names it at once, so no wait here
+    scheme = uri.split("://", 1)[0].lower()
+    dialect, _, driver = scheme.partition("+")
+    module = driver or _DEFAULT_DRIVERS.get(dialect, "")
+    if module and importlib.util.find_spec(module) is None:
         return
     budget = tracking_timeout_s() if budget_s is None else budget_s
     deadline = clock() + budget
