@@ -52,5 +52,5 @@ def test_v1_and_v2_gates_pass_in_one_store_and_rescore_leaves_the_gate_alone(
     assert json.loads(Path("output/run.json").read_text())["run_id"] == eval_run
     code, text = invoke("gate")
     assert code == 0, text
-    assert f"**Run** `{eval_run}`" in text
+    assert f"run {eval_run}: " in text
     assert {p: p.read_bytes() for p in (isolated_env / "gold").rglob("*") if p.is_file()} == tracked

@@ -62,13 +62,17 @@ class RestReader:
             transport=transport,
         )
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any] | None:
+    def _call(
+        self, method: str, path: str, *, forbidden_is_absent: bool = False, **kwargs: Any
+    ) -> dict[str, Any] | None:
         try:
-            return self._request(method, path, **kwargs)
+            return self._request(method, path, forbidden_is_absent=forbidden_is_absent, **kwargs)
         except TrackingError as exc:
             raise TrackingError(hide_uri_password(str(exc), self._uri)) from None
 
-    def _request(self, method: str, path: str, **kwargs: Any) -> dict[str, Any] | None:
+    def _request(
+        self, method: str, path: str, *, forbidden_is_absent: bool = False, **kwargs: Any
+    ) -> dict[str, Any] | None:
         try:
             response = self._client.request(method, path, **kwargs)
         except httpx.HTTPError as exc:
@@ -83,6 +87,8 @@ class RestReader:
                 f"tracking server {self._uri!r} refused the request: {why_unauthenticated(self._uri)} (401); "
                 "set MLFLOW_TRACKING_TOKEN or MLFLOW_TRACKING_USERNAME/PASSWORD to an account of that server."
             )
+        if response.status_code == 403 and forbidden_is_absent:
+            return None  # the basic-auth app's answer for a registered model that does not exist
         if response.status_code == 403:
             # MLflow's basic-auth app also answers 403 for a run that does not exist.
             raise TrackingError(
@@ -94,6 +100,8 @@ class RestReader:
             body = response.text[:300]
             if "RESOURCE_DOES_NOT_EXIST" in body:
                 return None
+            if forbidden_is_absent and response.status_code == 400 and "not found" in body.lower():
+                return None  # "Registered model alias baseline-v2 not found" (INVALID_PARAMETER_VALUE)
             raise TrackingError(
                 f"tracking server {self._uri!r} answered {response.status_code} to {method} {path}: {body!r}"
             )
@@ -131,7 +139,15 @@ class RestReader:
         out = []
         for provider, name, aliases in baseline_lookups(gold_version, hand_written=hand_written):
             for alias in aliases:
-                found = self._call("GET", "/registered-models/alias", params={"name": name, "alias": alias})
+                # a provider with no registered model: the basic-auth app answers 403 (no such resource to
+                # check), a plain server 404; either way this provider has no baseline (the gate then
+                # fails closed when no ci provider has one)
+                found = self._call(
+                    "GET",
+                    "/registered-models/alias",
+                    params={"name": name, "alias": alias},
+                    forbidden_is_absent=True,
+                )
                 if found is None:
                     continue
                 version = found["model_version"]
