@@ -25,10 +25,18 @@ from typing import Any
 
 from .._exceptions import GoldDataError
 from .._jsonio import iter_jsonl
-from ..gold import CASSETTES_FILE, MANIFEST_FILE, Cassette, CassetteManifest, load_gold, load_manifest
+from ..gold import CASSETTES_FILE, MANIFEST_FILE, CassetteManifest, load_gold, load_manifest
 from ..gold._load import answer_set_dir
 from ..vocab import CassetteKind, Provider
-from ._store import build_manifest, existing_cassettes, new_cassette, now_iso, write_cassettes, write_manifest
+from ._store import (
+    build_manifest,
+    existing_cassettes,
+    keep_unchanged,
+    new_cassette,
+    now_iso,
+    write_cassettes,
+    write_manifest,
+)
 
 ANSWERS_FILE = "answers.jsonl"
 #: The model name of hand-written cassettes: never a real model's, so no report can mistake them.
@@ -98,23 +106,18 @@ def write_answer_cassettes(gold_dir: Path, name: str) -> AnswerSetResult:
     previous = load_manifest(manifest_path) if manifest_path.exists() else None
     existing = existing_cassettes(folder / CASSETTES_FILE)
     stamp = now_iso()
-    entries: dict[str, Cassette] = {}
-    keep: dict[str, bytes] = {}
-    for conversation in gold.conversations:
-        cid = conversation.conversation_id
-        fresh = new_cassette(
-            conversation,
+    fresh = {
+        c.conversation_id: new_cassette(
+            c,
             HAND_WRITTEN_MODEL,
             CassetteKind.HAND_WRITTEN_BLIND,
             recorded_at=stamp,
-            response=answers[cid].response(),
+            response=answers[c.conversation_id].response(),
             finish_reason="stop",
         )
-        old = existing.get(cid)
-        if old is not None and old[1].model_copy(update={"recorded_at": stamp}) == fresh:
-            keep[cid], entries[cid] = old
-        else:
-            entries[cid] = fresh
+        for c in gold.conversations
+    }
+    entries, keep = keep_unchanged(fresh, existing, stamp)
     write_cassettes(folder / CASSETTES_FILE, order, entries, keep_raw=keep)
     manifest = build_manifest(
         replace(gold, answer_set=name),  # the cassette file's hash is the answer set's

@@ -14,7 +14,6 @@ from ..contract import BatchExtractionResult, ExtractedMemory
 from ..gold import (
     CASSETTES_FILE,
     MANIFEST_FILE,
-    Cassette,
     CassetteManifest,
     ExpectedMemory,
     load_gold,
@@ -22,7 +21,15 @@ from ..gold import (
 )
 from ..gold._load import gold_version
 from ..vocab import CassetteKind, Provider
-from ._store import build_manifest, existing_cassettes, new_cassette, now_iso, write_cassettes, write_manifest
+from ._store import (
+    build_manifest,
+    existing_cassettes,
+    keep_unchanged,
+    new_cassette,
+    now_iso,
+    write_cassettes,
+    write_manifest,
+)
 
 ORACLE_MODEL = "gpt-4o-mini"
 
@@ -68,24 +75,19 @@ def write_oracle_cassettes(gold_dir: Path, *, model: str = ORACLE_MODEL) -> Orac
     cassette_path = gold_dir / CASSETTES_FILE
     existing = existing_cassettes(cassette_path)
 
-    entries: dict[str, Cassette] = {}
-    keep: dict[str, bytes] = {}
     stamp = now_iso()
-    for conversation in gold.conversations:
-        cid = conversation.conversation_id
-        fresh = new_cassette(
-            conversation,
+    fresh = {
+        c.conversation_id: new_cassette(
+            c,
             model,
             CassetteKind.ORACLE_ALIGNED,
             recorded_at=stamp,
-            response=oracle_response(gold.by_conversation[cid]),
+            response=oracle_response(gold.by_conversation[c.conversation_id]),
             finish_reason="stop",
         )
-        old = existing.get(cid)
-        if old is not None and old[1].model_copy(update={"recorded_at": stamp}) == fresh:
-            keep[cid], entries[cid] = old
-        else:
-            entries[cid] = fresh
+        for c in gold.conversations
+    }
+    entries, keep = keep_unchanged(fresh, existing, stamp)
     order = [c.conversation_id for c in gold.conversations]
     write_cassettes(cassette_path, order, entries, keep_raw=keep)
     manifest = build_manifest(

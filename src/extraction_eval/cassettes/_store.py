@@ -61,6 +61,22 @@ def existing_cassettes(path: Path) -> dict[str, tuple[bytes, Cassette]]:
     return {c.conversation_id: (row.raw, c) for row, c in load_cassettes(path)} if path.exists() else {}
 
 
+def keep_unchanged(
+    fresh: Mapping[str, Cassette], existing: Mapping[str, tuple[bytes, Cassette]], stamp: str
+) -> tuple[dict[str, Cassette], dict[str, bytes]]:
+    """(entries, bytes to keep): an existing row whose content would not change (only its
+    ``recorded_at`` stamp would) is kept byte for byte, so rewriting a file is idempotent."""
+    entries: dict[str, Cassette] = {}
+    keep: dict[str, bytes] = {}
+    for cid, cassette in fresh.items():
+        old = existing.get(cid)
+        if old is not None and old[1].model_copy(update={"recorded_at": stamp}) == cassette:
+            keep[cid], entries[cid] = old
+        else:
+            entries[cid] = cassette
+    return entries, keep
+
+
 def cassette_line(cassette: Cassette) -> bytes:
     return dumps_line(cassette.model_dump(mode="json")).encode("utf-8")
 

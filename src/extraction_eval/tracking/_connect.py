@@ -96,6 +96,44 @@ def database_address(uri: str) -> tuple[str, int] | None:
     return parts.hostname, parts.port or _DB_PORTS[scheme]
 
 
+def _poll(
+    try_once: Callable[[float], str | None],
+    *,
+    noun: str,
+    uri: str,
+    waiting: str,
+    gave_up: str,
+    fix: str,
+    budget: float,
+    say: Callable[[str], None],
+    clock: Callable[[], float],
+) -> None:
+    """Call ``try_once(timeout)`` (None when it got through, else why not) until it gets through or
+    the budget is spent; one line on stderr at the first failure, then a TrackingError."""
+    deadline = clock() + budget
+    said = False
+    while True:
+        why = try_once(max(0.2, min(5.0, deadline - clock())))
+        if why is None:
+            return
+        if not said:
+            say(
+                mask_secrets(
+                    f"{noun} at {uri} {waiting} ({why}); retrying for up to {budget:g} s "
+                    f"({TRACKING_TIMEOUT_VAR} sets the wait)"
+                )
+            )
+            said = True
+        if clock() + POLL_S >= deadline:
+            raise TrackingError(
+                mask_secrets(
+                    f"{noun} at {uri!r} {gave_up} within {budget:g} s ({why}). {fix} "
+                    f"({TRACKING_TIMEOUT_VAR} sets the wait)."
+                )
+            )
+        time.sleep(POLL_S)
+
+
 def wait_for_database(
     uri: str,
     *,
@@ -117,35 +155,25 @@ def wait_for_database(
     module = driver or _DEFAULT_DRIVERS.get(dialect, "")
     if module and importlib.util.find_spec(module) is None:
         return
-    budget = tracking_timeout_s() if budget_s is None else budget_s
-    deadline = clock() + budget
-    said = False
-    while True:
-        left = deadline - clock()
+
+    def connect(timeout: float) -> str | None:
         try:
-            with socket.create_connection(address, timeout=max(0.2, min(5.0, left))):
-                return
+            with socket.create_connection(address, timeout=timeout):
+                return None
         except OSError as exc:
-            why = type(exc).__name__
-        if not said:
-            say(
-                mask_secrets(
-                    f"the tracking database at {uri} does not accept connections ({why}); "
-                    f"retrying for up to {budget:g} s ({TRACKING_TIMEOUT_VAR} sets the wait)"
-                )
-            )
-            said = True
-        if clock() + POLL_S >= deadline:
-            raise TrackingError(
-                mask_secrets(
-                    hide_uri_password(
-                        f"the tracking database at {uri!r} did not accept a connection within {budget:g} s ({why}). "
-                        f"Start it or fix MLFLOW_TRACKING_URI ({TRACKING_TIMEOUT_VAR} sets the wait).",
-                        uri,
-                    )
-                )
-            )
-        time.sleep(POLL_S)
+            return type(exc).__name__
+
+    _poll(
+        connect,
+        noun="the tracking database",
+        uri=hide_uri_password(uri, uri),
+        waiting="does not accept connections",
+        gave_up="did not accept a connection",
+        fix="Start it or fix MLFLOW_TRACKING_URI",
+        budget=tracking_timeout_s() if budget_s is None else budget_s,
+        say=say,
+        clock=clock,
+    )
 
 
 def wait_for_server(
@@ -165,29 +193,21 @@ def wait_for_server(
         return
     import httpx
 
-    budget = tracking_timeout_s() if budget_s is None else budget_s
-    deadline = clock() + budget
-    said = False
-    while True:
-        left = deadline - clock()
+    def health(timeout: float) -> str | None:
         try:
-            httpx.get(uri.rstrip("/") + "/health", timeout=max(0.5, min(5.0, left)))
-            return
+            httpx.get(uri.rstrip("/") + "/health", timeout=max(0.5, timeout))
+            return None
         except httpx.HTTPError as exc:
-            why = type(exc).__name__
-        if not said:
-            say(
-                mask_secrets(
-                    f"the MLflow tracking server at {uri} does not answer ({why}); retrying for up to "
-                    f"{budget:g} s ({TRACKING_TIMEOUT_VAR} sets the wait)"
-                )
-            )
-            said = True
-        if clock() + POLL_S >= deadline:
-            raise TrackingError(
-                mask_secrets(
-                    f"the MLflow tracking server at {uri!r} did not answer within {budget:g} s ({why}). "
-                    f"Start the server or fix MLFLOW_TRACKING_URI ({TRACKING_TIMEOUT_VAR} sets the wait)."
-                )
-            )
-        time.sleep(POLL_S)
+            return type(exc).__name__
+
+    _poll(
+        health,
+        noun="the MLflow tracking server",
+        uri=uri,
+        waiting="does not answer",
+        gave_up="did not answer",
+        fix="Start the server or fix MLFLOW_TRACKING_URI",
+        budget=tracking_timeout_s() if budget_s is None else budget_s,
+        say=say,
+        clock=clock,
+    )
