@@ -252,6 +252,21 @@ def test_paired_interval_gate_json_and_verdict_tag_against_a_promoted_baseline(
     assert judged.data.tags["gate_verdict"] == "fail"
     logged = MlflowClient(local_store).download_artifacts(report["run_id"], "gate.md", str(tmp_path))
     assert Path(logged).read_text() == (out / "gate.md").read_text()
+    # where a reviewer looks first (issue 24, point 1): the description opens with the verdict and
+    # each failing metric's delta in points, and every delta is a tag, unrounded and signed
+    note = judged.data.tags["mlflow.note.content"]
+    assert note.startswith(
+        "<!-- gate verdict -->\n**Gate: FAIL** (regression): `recall/factual` -33.33 points (1.0000 → 0.6667); "
+        "`recall/episodic` -50.00 points (1.0000 → 0.5000); `macro/recall` -16.67 points (1.0000 → 0.8333)."
+    ), note
+    assert "Evidence: EDITED cassettes" in note.split("<!-- /gate verdict -->", 1)[1]  # its own description stays
+    assert float(judged.data.tags["gate_delta/recall/factual"]) == pytest.approx(-1 / 3, abs=1e-12)
+    assert judged.data.tags["gate_delta/precision/factual"] == "0.0"
+    # judged again: the verdict is replaced, not stacked
+    again = runner.invoke(app, ["gate", "--output-dir", str(out), "--gold", str(tiny_gold)])
+    assert again.exit_code == 1
+    note = MlflowClient(local_store).get_run(report["run_id"]).data.tags["mlflow.note.content"]
+    assert note.count("<!-- gate verdict -->") == 1
 
 
 def test_a_seeded_baseline_has_no_paired_interval(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from ..mlflow_names import (
     TAG_MATCHER,
     TAG_MODE,
     TAG_MODEL,
+    TAG_NOTE,
     TAG_PROVIDER,
     TAG_RESCORED_FROM,
     TAG_RUN_KIND,
@@ -192,6 +193,38 @@ def render_markdown(
     if baseline_note:
         lines += ["", baseline_note]
     return "\n".join(lines) + "\n"
+
+
+#: The block the gate puts at the top of the judged run's description (replaced when judged again).
+_VERDICT_START, _VERDICT_END = "<!-- gate verdict -->", "<!-- /gate verdict -->"
+TAG_DELTA_PREFIX = "gate_delta/"
+
+
+def verdict_tags(result: GateResult) -> dict[str, str]:
+    """What the gate writes on the run it judged, where a reviewer looks first: ``gate_verdict``;
+    ``gate_delta/<metric>``, each gated metric's delta against the baseline unrounded and signed
+    (run − baseline); and the description, opening with the verdict and every failing metric with
+    its delta in points (the report is the run's artifact gate.md)."""
+    assert result.run is not None
+    word = verdict_word(result)
+    tags = {TAG_GATE_VERDICT: word}
+    for row in result.rows:
+        if row.run is not None and row.baseline is not None:  # unrounded (the rule rounds to 9 places)
+            tags[f"{TAG_DELTA_PREFIX}{row.key}"] = repr(row.run - row.baseline)
+    failing = [r for r in result.rows if r.status is MetricStatus.FAIL and r.delta is not None]
+    head = f"**Gate: {word.upper()}** ({result.verdict.value})"
+    if failing:
+        head += ": " + "; ".join(
+            f"`{r.key}` {(r.delta or 0.0) * 100:+.2f} points ({_fmt(r.baseline)} → {_fmt(r.run)})" for r in failing
+        )
+    elif result.reasons:
+        head += ": " + result.reasons[0]
+    block = f"{_VERDICT_START}\n{head}. The report, with the rows behind each drop: artifact `gate.md`.\n{_VERDICT_END}"
+    old = result.run.tags.get(TAG_NOTE, "")
+    if _VERDICT_START in old and _VERDICT_END in old:  # judged before: replace that verdict
+        old = old.split(_VERDICT_END, 1)[1].lstrip("\n")
+    tags[TAG_NOTE] = f"{block}\n\n{old}" if old else block
+    return tags
 
 
 def render_text(result: GateResult, *, baseline_note: str = "") -> str:
@@ -444,7 +477,7 @@ def run_gate(run_id: str | None, output_dir: Path, gold_dir: Path) -> tuple[Gate
     markdown = render_markdown(result, baseline_note=note, stats=stats, no_interval=why, drops=drops)
     if reader is not None and result.run is not None:
         try:
-            reader.annotate(result.run, {TAG_GATE_VERDICT: verdict_word(result)}, {"gate.md": markdown})
+            reader.annotate(result.run, verdict_tags(result), {"gate.md": markdown})
         except TrackingError as exc:
             markdown += f"\nThe gate could not tag run {result.run.run_id} with its verdict: {mask_secrets(str(exc))}\n"
     if reader is not None:

@@ -149,8 +149,10 @@ class ClientReader:
 
     @_store_errors
     def annotate(self, run: TrackedRun, tags: Mapping[str, str], artifacts: Mapping[str, str]) -> None:
-        for key, value in tags.items():
-            self._client.set_tag(run.run_id, key, value)
+        if tags:
+            from mlflow.entities import RunTag
+
+            self._client.log_batch(run.run_id, tags=[RunTag(k, v) for k, v in tags.items()])
         for path, text in artifacts.items():
             self._client.log_text(run.run_id, text, path)
 

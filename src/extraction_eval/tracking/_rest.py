@@ -195,8 +195,9 @@ class RestReader:
         return response.text
 
     def annotate(self, run: TrackedRun, tags: Mapping[str, str], artifacts: Mapping[str, str]) -> None:
-        for key, value in tags.items():
-            self._call("POST", "/runs/set-tag", json={"run_id": run.run_id, "key": key, "value": value})
+        if tags:  # one request for all of them
+            batch = [{"key": key, "value": value} for key, value in tags.items()]
+            self._call("POST", "/runs/log-batch", json={"run_id": run.run_id, "tags": batch})
         local = local_artifact_dir(run.artifact_uri)
         for path, text in artifacts.items():
             if local is not None:
