@@ -90,7 +90,15 @@ def test_the_reference_lists_every_command_of_the_tree() -> None:
     sub-command; a command added to the app appears without touching the generator."""
     gen = _generator()
     listed = {" ".join(c) for c in gen.command_tree(app)}
-    assert {"run", "gate", "diff", "rescore", "matcher record-judgments", "matcher validate", "baseline migrate"} <= listed
+    assert {
+        "run",
+        "gate",
+        "diff",
+        "rescore",
+        "matcher record-judgments",
+        "matcher validate",
+        "baseline migrate",
+    } <= listed
     text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
     for command in listed:
         assert f"## `{' '.join(['extraction-eval', command]).strip()}`" in text

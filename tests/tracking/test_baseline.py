@@ -52,9 +52,7 @@ def test_register_from_rev_reads_the_base_file_not_the_working_tree(
     )
     gate = runner.invoke(app, ["gate", "--output-dir", str(out), "--gold", "gold/tiny"])
     assert gate.exit_code == 0
-    assert (
-        "Review: gold/tiny/baseline_results.json in this tree differs from the registered baseline" in gate.output
-    )
+    assert "Review: gold/tiny/baseline_results.json in this tree differs from the registered baseline" in gate.output
     assert "`macro/recall` 1.0000 -> 0.5000" in gate.output
 
 
