@@ -283,8 +283,9 @@ END_RETRY_S = 15.0
 
 
 def _release_store(client: Any) -> None:
-    """Close the pooled connections of a database store, so a transaction a signal interrupted
-    (and left holding SQLite's write lock in this process) is rolled back."""
+    """Close the idle pooled connections of a database store, so the next attempt opens a fresh one
+    (best effort: a connection still checked out is not touched; the signal deferral around every
+    write is what keeps a write from being cut in half)."""
     store = getattr(getattr(client, "_tracking_client", None), "store", None)
     engine = getattr(store, "engine", None)
     if engine is not None:
