@@ -12,15 +12,17 @@ for v in ["v1", "v2"]:
         c = NS(conversation_id=row["conversation_id"], session_date=row["session_date"],
                turns=[NS(**t) for t in row["turns"]])
         convs.append((row["conversation_id"], render_conversation(c)))
-total = sum(len(t) for _, t in convs)
-writers = ["w1", "w2", "w3", "w4"]
-target = total / len(writers)
-assign, acc, wi = {}, 0, 0
-for cid, text in convs:
-    if acc >= target * (wi + 1) and wi < len(writers) - 1:
-        wi += 1
-    assign.setdefault(writers[wi], []).append((cid, text))
-    acc += len(text)
+# Eight shares: gold v1 in two (so its review can start first), gold v2 in six.
+# (The first attempt, four shares w1-w4 of ~440 KB, produced nothing: see README.md.)
+assign = {}
+v1 = [c for c in convs if not c[0].startswith("v2")]
+v2 = [c for c in convs if c[0].startswith("v2")]
+def split(items, names):
+    size = -(-len(items) // len(names))
+    for k, n in enumerate(names):
+        assign[n] = items[k * size:(k + 1) * size]
+split(v1, ["v1a", "v1b"])
+split(v2, ["v2a", "v2b", "v2c", "v2d", "v2e", "v2f"])
 common = root / "common"
 common.mkdir(parents=True, exist_ok=True)
 (common / "system_prompt.md").write_text(system_prompt(), encoding="utf-8")
@@ -28,9 +30,9 @@ common.mkdir(parents=True, exist_ok=True)
 for w, items in assign.items():
     d = root / "writers" / w / "input"
     d.mkdir(parents=True, exist_ok=True)
-    for b in range(0, len(items), 20):
-        batch = items[b:b + 20]
-        with open(d / f"batch_{b // 20 + 1:02d}.txt", "w", encoding="utf-8") as f:
+    for b in range(0, len(items), 15):
+        batch = items[b:b + 15]
+        with open(d / f"batch_{b // 15 + 1:02d}.txt", "w", encoding="utf-8") as f:
             for cid, text in batch:
                 f.write(f"##### conversation_id: {cid}\n{text}\n\n")
     (root / "writers" / w / "ids.txt").write_text("\n".join(c for c, _ in items) + "\n")

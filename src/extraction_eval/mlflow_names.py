@@ -59,6 +59,7 @@ TAG_RECORDED_TO = "recorded_to"
 TAG_BUDGET_EXHAUSTED = "budget_exhausted"  # live modes
 TAG_RECORDING_COMPLETE = "recording_complete"  # record mode
 TAG_RESCORED_FROM = "rescored_from"  # a run scored again from another run's stored responses
+TAG_BASELINE_REPLAY = "baseline_replay"  # register --replay: the reviewed file this run replayed
 TAG_LOGGED_ARTIFACTS = "mlflow.loggedArtifacts"
 TAG_RUN_NAME = "mlflow.runName"  # set by the harness under `mlflow run` too
 TAG_CASSETTE_FILE = "cassette_file_sha256"  # replay: sha256 of the cassette file replayed

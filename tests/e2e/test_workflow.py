@@ -230,7 +230,7 @@ def test_the_gate_job_runs_green_on_the_team_server(team_server: TeamServer, tmp
     ]
     chosen, seeded = ran[0][1], ran[1][1]
     assert chosen == f"The team tracking server {team_server.uri}, as extraction-eval-writer.\n"
-    assert "openai: registered version 1" in seeded  # the team server had none: seeded once
+    assert "openai: replayed version 1" in seeded  # the team server had none: the base replayed once
     summary = (tmp_path / "summary.md").read_text()
     assert "## extraction-eval regression gate: PASS" in summary
     run_id = json.loads((tree / "output" / "run.json").read_text())["run_id"]

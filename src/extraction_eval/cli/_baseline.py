@@ -70,16 +70,35 @@ def register_command(
     ] = False,
     replace: Annotated[bool, typer.Option("--replace", help="Seed over an existing baseline.")] = False,
     answers: AnswersOption = None,
+    replay: Annotated[
+        bool,
+        typer.Option(
+            "--replay/--seed",
+            help="--replay: run the revision's own cassette eval (its code, its cassettes) into the store, check "
+            "it reproduces the reviewed file, and promote that complete run; --seed: a run holding the file's "
+            "metrics alone.",
+        ),
+    ] = False,
 ) -> None:
-    """Seed the tracking server's baselines for the gold folder's version from its reviewed baseline_results.json."""
+    """Register the store's baselines for the gold folder's version from its reviewed baseline_results.json."""
     from ..gold import read_baseline_source
     from ..tracking._baseline import register_baseline
 
-    source = read_baseline_source(_baseline_folder(gold, answers), from_rev)
-    for item in register_baseline(source, if_missing=if_missing, replace=replace):
+    version = read_baseline_source(_baseline_folder(gold, answers), from_rev).baseline.gold_version
+    if replay:
+        from .._settings import project_root
+        from ..pipeline._baseline_replay import replay_baseline
+
+        items = replay_baseline(
+            gold, from_rev=from_rev, if_missing=if_missing, replace=replace, answers=answers, project=project_root()
+        )
+    else:
+        source = read_baseline_source(_baseline_folder(gold, answers), from_rev)
+        items = register_baseline(source, if_missing=if_missing, replace=replace)
+    for item in items:
         typer.echo(
             f"{item.provider}: {item.action} version {item.version} (run {item.run_id}) as the baseline of gold "
-            f"{source.baseline.gold_version!r} (alias {item.alias})"
+            f"{version!r} (alias {item.alias})"
         )
 
 

@@ -19,6 +19,7 @@ from ..evidence import evidence_from_tags
 from ..mlflow_names import (
     EXPERIMENT,
     TAG_ANSWER_SET,
+    TAG_BASELINE_REPLAY,
     TAG_BASELINE_SOURCE,
     TAG_CASSETTE_KIND,
     TAG_ENFORCEMENT,
@@ -79,7 +80,9 @@ def _find(reader: TrackingReader, choice: RunChoice) -> tuple[TrackedRun | None,
         f"and tags.{TAG_RUN_KIND} = '{RunKind.EVAL.value}' "
         # a rescored run carries its source run's commit, but it is not HEAD's run: it is judged
         # only when named (--run-id or its run.json)
-        f"and tags.{TAG_RESCORED_FROM} IS NULL"
+        f"and tags.{TAG_RESCORED_FROM} IS NULL "
+        # a baseline's replay (register --replay) is the bar's run, not this build's
+        f"and tags.{TAG_BASELINE_REPLAY} IS NULL"
     )
     run = reader.newest_run(EXPERIMENT, filter_string)
     if run is None:

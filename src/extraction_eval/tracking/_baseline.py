@@ -79,6 +79,7 @@ class BaselineAction(StrEnum):
     REGISTERED = "registered"
     KEPT = "kept"
     PROMOTED = "promoted"
+    REPLAYED = "replayed"  # register --replay: a replayed eval run, promoted
 
 
 @dataclass(frozen=True)
