@@ -136,7 +136,14 @@ def promote_command(
     answers = found.tags.get(TAG_ANSWER_SET) if found is not None else None
     path = _baseline_folder(gold, answers) / BASELINE_FILE
     if answers is not None and not path.is_file():
-        path = gold / BASELINE_FILE  # the gold folder's gated metrics and enforcement
+        if write_file:
+            # the set's first baseline file: the gold folder's block for this provider (gated
+            # metrics, enforcement), never a rewrite of the gold folder's own (oracle) file
+            from ..gold import answer_set_file_from
+
+            answer_set_file_from(gold / BASELINE_FILE, path, found.tags.get("provider", "") if found else "")
+        else:
+            path = gold / BASELINE_FILE  # the gold folder's gated metrics and enforcement
     item, block = promote(run_id, path, reason=reason, write_file=write_file)
     typer.echo(
         f"{item.provider}: promoted run {run_id} as version {item.version} (alias {item.alias}; "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .._exceptions import GoldDataError
 from .._git import git_state, resolve_rev, show_file
-from .._jsonio import parse_json
+from .._jsonio import parse_json, write_json
 from .._settings import project_root
 from ._check import Problem, ProblemKind
 from ._load import BASELINE_FILE, GoldSet, validate_document
@@ -25,6 +25,18 @@ def load_baseline_file(path: Path) -> BaselineFile:
     if not path.is_file():
         raise GoldDataError(f"{path}: file not found.")
     return parse_baseline(path.read_bytes(), str(path))
+
+
+def answer_set_file_from(gold_file: Path, dest: Path, provider: str) -> None:
+    """An answer set's first baseline file: ``provider``'s block of the gold folder's file (its
+    gated metrics and enforcement); ``baseline promote --write-file`` then puts the run's numbers in."""
+    source = load_baseline_file(gold_file)
+    block = source.providers.get(provider)
+    if block is None:
+        raise GoldDataError(f"{gold_file}: no block for provider {provider!r} to start {dest} from.")
+    write_json(
+        dest, BaselineFile(gold_version=source.gold_version, providers={provider: block}).model_dump(mode="json")
+    )
 
 
 def baseline_block(gold_dir: Path, provider: str) -> ProviderBaseline | None:
