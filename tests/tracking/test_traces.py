@@ -149,3 +149,48 @@ def test_a_database_store_writes_the_traces_in_one_transaction(
     result = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "again")  # the same process's store still writes
     again = client.get_run(result.logged.run_id)
     assert len(client.search_traces(locations=[again.info.experiment_id], run_id=again.info.run_id)) == 8
+
+
+def test_traces_carry_expectations_numeric_feedback_the_scorer_and_the_prompt(
+    tiny_gold: Path, local_store: str, tmp_path: Path
+) -> None:
+    """MLflow's GenAI objects as MLflow means them (issue 24, point 3): the gold rows as an
+    Expectation sourced from the gold set, per-conversation rates as numeric Feedback sourced
+    from the matcher, and the prompt version the answers came from."""
+    mutate_cassettes(tiny_gold, _worse)
+    result = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+    client = MlflowClient(local_store)
+    run = client.get_run(result.logged.run_id)
+    traces = _traces(client, run)
+
+    def numbers(cid: str) -> dict[str, float]:
+        names = ("recall", "precision", "strict_recall")
+        return {a.name: a.value for a in traces[cid].info.assessments if a.name in names}
+
+    # by hand from the fixture and _worse (module docstring)
+    assert numbers("t01") == {"recall": 0.0, "strict_recall": 0.0}  # nothing predicted: no precision
+    assert numbers("t02") == {"recall": 1.0, "precision": 1.0, "strict_recall": 1.0}
+    assert numbers("t05") == {"recall": 0.0, "strict_recall": 0.0}  # failed: no predictions
+    assert numbers("t07") == {"recall": 1.0, "precision": 1.0, "strict_recall": 0.0}  # both pairs off by a label
+    assert numbers("t08") == {"precision": 0.0}  # negative: nothing expected, one spurious prediction
+
+    expectations = {cid: [a for a in t.info.assessments if a.name == "expected_memories"] for cid, t in traces.items()}
+    assert all(len(found) == 1 for found in expectations.values())
+    t01 = expectations["t01"][0]
+    assert t01.expectation.value == [
+        {
+            "memory_id": "t01-m1",
+            "content": "User is allergic to penicillin.",
+            "categories": ["factual"],
+            "temporal_kind": "durable",
+            "supersedes": None,
+        }
+    ]
+    assert t01.source.source_type == "HUMAN" and t01.source.source_id == f"gold {run.data.tags['gold_version']}"
+    assert expectations["t08"][0].expectation.value == []
+
+    feedback = [a for a in traces["t07"].info.assessments if a.name != "expected_memories"]
+    assert {(a.source.source_type, a.source.source_id) for a in feedback} == {("CODE", run.data.tags["matcher"])}
+    linked = json.loads(traces["t02"].info.tags["mlflow.linkedPrompts"])
+    assert linked == json.loads(run.data.tags["mlflow.linkedPrompts"])
+    assert linked[0]["name"] == "extraction-eval-system-prompt"

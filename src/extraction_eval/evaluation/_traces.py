@@ -31,12 +31,24 @@ STATUS_ASSESSMENT = "status"
 OUTCOME_ASSESSMENT = "outcome"
 
 
+#: The trace's Expectation: the gold rows of the conversation (MLflow's "expected" side).
+EXPECTATION_NAME = "expected_memories"
+#: Numeric per-conversation Feedback, so MLflow's averages over traces mean something.
+RECALL_FEEDBACK = "recall"
+PRECISION_FEEDBACK = "precision"
+STRICT_RECALL_FEEDBACK = "strict_recall"
+
+
 @dataclass(frozen=True)
 class AssessmentRecord:
+    """A Feedback (the matcher's verdict, a label or a number), or with ``expectation`` the gold
+    side (an Expectation whose source is the gold set, not the matcher)."""
+
     name: str
-    value: str
+    value: Any
     rationale: str
     metadata: Mapping[str, str]
+    expectation: bool = False
 
 
 @dataclass(frozen=True)
@@ -157,6 +169,49 @@ def memory_assessments(score: ConversationScore, matcher: Matcher) -> tuple[Asse
     return tuple(out)
 
 
+def expectation(score: ConversationScore) -> AssessmentRecord:
+    """The conversation's gold rows as one Expectation (an empty list for a negative conversation)."""
+    rows = [{"memory_id": item.memory_id, **item.memory.to_json()} for item in score.case.expected]
+    return AssessmentRecord(
+        EXPECTATION_NAME,
+        rows,
+        "",
+        {"conversation_id": score.conversation_id},
+        expectation=True,
+    )
+
+
+def rate_assessments(score: ConversationScore) -> tuple[AssessmentRecord, ...]:
+    """This conversation's recall, precision and strict recall as numbers. A rate whose
+    denominator is zero (nothing expected, or nothing predicted) is left out, so that MLflow's
+    average over traces is the mean over conversations where it is defined."""
+    n_expected, n_predicted, n_matched = len(score.case.expected), len(score.predictions), len(score.pairs)
+    strict = sum(1 for pair in score.pairs if pair_outcome(pair) is MemoryOutcome.MATCHED)
+    meta = {"conversation_id": score.conversation_id}
+    out = []
+    if n_expected:
+        out.append(
+            AssessmentRecord(
+                RECALL_FEEDBACK, n_matched / n_expected, f"{n_matched} of {n_expected} expected memories matched", meta
+            )
+        )
+        out.append(
+            AssessmentRecord(
+                STRICT_RECALL_FEEDBACK,
+                strict / n_expected,
+                f"{strict} of {n_expected} expected memories matched with the same categories and temporal kind",
+                meta,
+            )
+        )
+    if n_predicted:
+        out.append(
+            AssessmentRecord(
+                PRECISION_FEEDBACK, n_matched / n_predicted, f"{n_matched} of {n_predicted} predictions matched", meta
+            )
+        )
+    return tuple(out)
+
+
 def trace_records(
     scores: Sequence[ConversationScore],
     conversations: Mapping[str, Conversation],
@@ -197,7 +252,12 @@ def trace_records(
                 conversation_id=cid,
                 inputs=inputs,
                 outputs=outputs,
-                assessments=(status_assessment, *memory_assessments(score, matcher)),
+                assessments=(
+                    expectation(score),
+                    status_assessment,
+                    *rate_assessments(score),
+                    *memory_assessments(score, matcher),
+                ),
                 latency_s=latency or 0.0,
                 failed=failure is not None,
             )

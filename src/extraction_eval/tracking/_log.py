@@ -23,7 +23,7 @@ from .._exceptions import Terminated, TrackingError
 from .._settings import mask_secrets
 from ..evaluation._traces import TraceRecord
 from ..gold import Conversation, GoldSet
-from ..mlflow_names import TAG_LOGGED_ARTIFACTS, TAG_NOTE, TAG_RUN_NAME
+from ..mlflow_names import TAG_GOLD_VERSION, TAG_LOGGED_ARTIFACTS, TAG_MATCHER, TAG_NOTE, TAG_RUN_NAME
 from ._background import Background, WorkerFailed
 from ._connect import configure_mlflow_client, mlflow_client
 from ._refused import refusal
@@ -196,15 +196,21 @@ def log_eval_run(
                     tables=tables,
                     dataset=dataset,
                 )
+            prompt_uri = None
             if prompt is not None:
                 from ._prompt import link_system_prompt
 
                 with signals_deferred():
-                    link_system_prompt(client, rid, *prompt)
+                    prompt_uri = link_system_prompt(client, rid, *prompt)
             if traces:
-                from ._traces import log_traces
+                from ._traces import TraceContext, log_traces
 
-                log_traces(client, tracking_uri, experiment_id, rid, traces)  # each batch held on its own
+                context = TraceContext(
+                    scorer=tags.get(TAG_MATCHER, "extraction-eval"),
+                    gold=tags.get(TAG_GOLD_VERSION, ""),
+                    prompt=_prompt_version(prompt_uri),
+                )
+                log_traces(client, tracking_uri, experiment_id, rid, traces, context)  # each batch held on its own
             if drawing is not None:
                 for path in drawing.result():
                     with signals_deferred():
@@ -231,6 +237,14 @@ def log_eval_run(
             raise (refused or _tracking_error(tracking_uri, exc, rid, ended)) from None
         raise
     return LoggedRun(rid, experiment_id, name, tracking_uri, status)
+
+
+def _prompt_version(uri: str | None) -> tuple[str, str] | None:
+    """``prompts:/<name>/<version>`` as (name, version)."""
+    if not uri or not uri.startswith("prompts:/"):
+        return None
+    name, _, version = uri[len("prompts:/") :].rpartition("/")
+    return (name, version) if name and version else None
 
 
 def _log_everything(

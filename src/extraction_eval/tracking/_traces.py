@@ -28,6 +28,7 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from ..evaluation._traces import TraceRecord
@@ -37,6 +38,8 @@ from ._signals import signals_deferred
 BATCH = 100
 SOURCE_ID = "extraction-eval"
 PREVIEW_CHARS = 1000
+#: The trace tag that links a trace to prompt versions (``mlflow.tracing.constant.TraceTagKey``).
+LINKED_PROMPTS = "mlflow.linkedPrompts"
 #: Trace tag naming the conversation, for search filters (``tag.conversation_id = 't01'``).
 TAG_CONVERSATION = "conversation_id"
 
@@ -64,20 +67,49 @@ def _span(record: TraceRecord, trace_id: str, start_ns: int, end_ns: int) -> Any
     )
 
 
-def _info(record: TraceRecord, trace_id: str, experiment_id: str, run_id: str, start_ms: int, source: Any) -> Any:
-    from mlflow.entities import Feedback, TraceInfo, TraceLocation, TraceState
+@dataclass(frozen=True)
+class TraceContext:
+    """What every trace of a run shares: who scored it (the matcher, shown as each Feedback's
+    source), where its expectations come from (the gold set, each Expectation's source), and the
+    prompt version that produced its answers (the trace tag MLflow's prompt page reads)."""
 
-    feedback: list[Any] = [
-        Feedback(
-            name=a.name,
-            value=a.value,
-            source=source,
-            trace_id=trace_id,
-            rationale=a.rationale,
-            metadata={**a.metadata, "mlflow.assessment.sourceRunId": run_id},
-        )
-        for a in record.assessments
-    ]
+    scorer: str = SOURCE_ID
+    gold: str = ""
+    prompt: tuple[str, str] | None = None  # (name, version)
+
+
+def _assessments(record: TraceRecord, trace_id: str, run_id: str, context: TraceContext) -> list[Any]:
+    from mlflow.entities import AssessmentSource, Expectation, Feedback
+
+    scorer = AssessmentSource(source_type="CODE", source_id=context.scorer)
+    gold = AssessmentSource(source_type="HUMAN", source_id=f"gold {context.gold}".strip())
+    out: list[Any] = []
+    for a in record.assessments:
+        metadata = {**a.metadata, "mlflow.assessment.sourceRunId": run_id}
+        if a.expectation:
+            out.append(Expectation(name=a.name, value=a.value, source=gold, trace_id=trace_id, metadata=metadata))
+        else:
+            out.append(
+                Feedback(
+                    name=a.name,
+                    value=a.value,
+                    source=scorer,
+                    trace_id=trace_id,
+                    rationale=a.rationale,
+                    metadata=metadata,
+                )
+            )
+    return out
+
+
+def _info(
+    record: TraceRecord, trace_id: str, experiment_id: str, run_id: str, start_ms: int, context: TraceContext
+) -> Any:
+    from mlflow.entities import TraceInfo, TraceLocation, TraceState
+
+    tags = {"mlflow.traceName": record.name, TAG_CONVERSATION: record.conversation_id}
+    if context.prompt is not None:
+        tags[LINKED_PROMPTS] = json.dumps([{"name": context.prompt[0], "version": context.prompt[1]}])
     return TraceInfo(
         trace_id=trace_id,
         trace_location=TraceLocation.from_experiment_id(experiment_id),
@@ -87,8 +119,8 @@ def _info(record: TraceRecord, trace_id: str, experiment_id: str, run_id: str, s
         request_preview=json.dumps(record.inputs, ensure_ascii=False)[:PREVIEW_CHARS],
         response_preview=json.dumps(record.outputs, ensure_ascii=False)[:PREVIEW_CHARS],
         trace_metadata={"mlflow.sourceRun": run_id, "mlflow.trace_schema.version": "3"},
-        tags={"mlflow.traceName": record.name, TAG_CONVERSATION: record.conversation_id},
-        assessments=feedback,
+        tags=tags,
+        assessments=_assessments(record, trace_id, run_id, context),
     )
 
 
@@ -132,14 +164,18 @@ def _one_transaction(store: Any) -> Iterator[bool]:
 
 
 def log_traces(
-    client: Any, tracking_uri: str, experiment_id: str, run_id: str, records: Sequence[TraceRecord]
+    client: Any,
+    tracking_uri: str,
+    experiment_id: str,
+    run_id: str,
+    records: Sequence[TraceRecord],
+    context: TraceContext | None = None,
 ) -> list[str]:
     """Log ``records`` as traces of run ``run_id`` in ``experiment_id``; returns their ids."""
-    from mlflow.entities import AssessmentSource
     from mlflow.tracing.client import TracingClient
 
     tracing = TracingClient(tracking_uri)
-    source = AssessmentSource(source_type="CODE", source_id=SOURCE_ID)
+    context = context or TraceContext()
     now_ns = time.time_ns()
     ids: list[str] = []
     for start in range(0, len(records), BATCH):
@@ -150,7 +186,7 @@ def log_traces(
             start_ns = now_ns + (start + offset) * 1000  # gold order is the traces' time order
             end_ns = start_ns + int(record.latency_s * 1e9)
             spans.append(_span(record, trace_id, start_ns, end_ns))
-            infos.append(_info(record, trace_id, experiment_id, run_id, start_ns // 1_000_000, source))
+            infos.append(_info(record, trace_id, experiment_id, run_id, start_ns // 1_000_000, context))
         with signals_deferred(), _one_transaction(tracing.store) as batched:
             for info in infos:
                 if batched:
