@@ -47,6 +47,14 @@ def main(
     a: Annotated[Path | None, typer.Option("--a", help="reviewer a's decisions")] = None,
     b: Annotated[Path | None, typer.Option("--b", help="reviewer b's decisions")] = None,
     adjudication: Annotated[Path | None, typer.Option("--adjudication", help="the adjudicator's decisions")] = None,
+    carry_from: Annotated[
+        str | None,
+        typer.Option(
+            "--carry-from",
+            help="a reworded twin: carry this set's decisions over by position (each twin memory restates "
+            "the same-numbered memory of that set, checked by the twin's fidelity review)",
+        ),
+    ] = None,
 ) -> None:
     written: dict[str, dict] = {}
     for spec in writer:
@@ -73,6 +81,9 @@ def main(
                 fh.write(json.dumps(written[cid], ensure_ascii=False) + "\n")
         result = write_answer_cassettes(folder_of_gold, name)
         print(f"{folder}: {len(mine)} answers, writers {dict(result.writers)}")
+        if carry_from is not None:
+            _carry(folder, folder_of_gold, carry_from, mine)
+            continue
         if ra is None or rb is None:
             continue
         responses = {
@@ -98,6 +109,29 @@ def main(
                 }
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
         print(f"{folder / MATCHES_FILE}: {counts}")
+
+
+def _carry(folder: Path, gold: Path, source: str, mine: list[str]) -> None:
+    """The twin's matches.jsonl: the source set's decisions, bound to the twin's own answers."""
+    base = rows(answer_set_dir(gold, source) / MATCHES_FILE)
+    base_answers = rows(answer_set_dir(gold, source) / ANSWERS_FILE)
+    twin_answers = rows(folder / ANSWERS_FILE)
+    responses = {
+        json.loads(line)["conversation_id"]: json.loads(line)["response"]
+        for line in (folder / "openai_cassettes.jsonl").read_text(encoding="utf-8").splitlines()
+    }
+    with open(folder / MATCHES_FILE, "w", encoding="utf-8") as fh:
+        for cid in mine:
+            if len(base_answers[cid]["memories"]) != len(twin_answers[cid]["memories"]):
+                raise SystemExit(f"{cid}: the twin has another number of memories than {source}: not a twin")
+            row = {
+                "conversation_id": cid,
+                "answer_sha256": response_sha256(responses[cid]),
+                **canonical(base[cid]),
+                "decided": f"carried:{source}",
+            }
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"{folder / MATCHES_FILE}: {len(mine)} conversations, decisions carried from {source}")
 
 
 if __name__ == "__main__":

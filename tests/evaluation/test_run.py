@@ -82,7 +82,8 @@ def test_cassette_run_logs_everything(tiny_gold: Path, local_store: str, tmp_pat
         tags["cassette_file_sha256"] == hashlib.sha256((tiny_gold / "openai_cassettes.jsonl").read_bytes()).hexdigest()
     )
     assert tags["cassettes_edited"] == "false"
-    (dataset_input,) = run.inputs.dataset_inputs
+    dataset_input, evaluation_input = run.inputs.dataset_inputs  # and the GenAI evaluation dataset
+    assert evaluation_input.dataset.source_type == "mlflow_evaluation_dataset"
     gold_bytes = (tiny_gold / "conversations.jsonl").read_bytes() + (tiny_gold / "expected_memories.jsonl").read_bytes()
     assert dataset_input.dataset.name == "gold-tiny"
     assert dataset_input.dataset.digest == hashlib.sha256(gold_bytes).hexdigest()[:16]  # docs/tracking.md
@@ -148,7 +149,8 @@ def test_subset_modes_replay_the_manifests_subset(mode: Mode, size: int, local_s
     run = MlflowClient(local_store).get_run(result.logged.run_id)
     tags = run.data.tags
     assert tags["subset"] == mode.value and tags["mode"] == mode.value
-    (dataset_input,) = run.inputs.dataset_inputs  # the subset actually scored, not all 125
+    dataset_input, evaluation_input = run.inputs.dataset_inputs  # the subset actually scored, not all 125
+    assert evaluation_input.dataset.name == "gold-v1"  # the whole gold version's evaluation dataset
     assert dataset_input.dataset.name == f"gold-v1-{mode.value}"
     assert json.loads(dataset_input.dataset.profile)["num_rows"] == size
 

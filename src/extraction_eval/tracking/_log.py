@@ -43,6 +43,11 @@ class DatasetInfo:
     digest: str
     source: str
     rows: Sequence[Mapping[str, Any]]
+    #: The gold version's evaluation dataset: its name, the digest of all its conversations and
+    #: expected memories, and one record per conversation (inputs and expectations).
+    evaluation_name: str = ""
+    evaluation_digest: str = ""
+    records: Sequence[Mapping[str, Any]] = ()
 
 
 @dataclass(frozen=True)
@@ -72,11 +77,32 @@ def gold_dataset(gold: GoldSet, scored: Sequence[Conversation] | None = None, su
         for c in conversations
     ]
     whole = len(conversations) == len(gold.conversations)
+    full_source = b"".join((gold.path / name).read_bytes() for name in gold.input_files)
+    records = [
+        {
+            "inputs": {
+                "conversation_id": c.conversation_id,
+                "session_date": c.session_date,
+                "turns": [{"role": t.role, "content": t.content} for t in c.turns],
+            },
+            "expectations": {
+                "expected_memories": [
+                    e.model_dump(mode="json", exclude={"conversation_id"})
+                    for e in gold.by_conversation[c.conversation_id]
+                ]
+            },
+            "tags": {"conversation_id": c.conversation_id},
+        }
+        for c in gold.conversations
+    ]
     return DatasetInfo(
         name=f"gold-{gold.version}" if whole else f"gold-{gold.version}-{subset}",
         digest=hashlib.sha256(digest_source).hexdigest()[:16],
         source=str(gold.path.resolve()),
         rows=rows,
+        evaluation_name=f"gold-{gold.version}",
+        evaluation_digest=hashlib.sha256(full_source).hexdigest(),
+        records=records,
     )
 
 
@@ -188,6 +214,7 @@ def log_eval_run(
                 _log_everything(
                     client,
                     rid,
+                    experiment_id=experiment_id,
                     tags={**tags, **extra_tags, TAG_NOTE: description},
                     params={k: v for k, v in params.items() if k not in existing_params},
                     metrics=metrics,
@@ -251,6 +278,7 @@ def _log_everything(
     client: Any,
     rid: str,
     *,
+    experiment_id: str,
     tags: Mapping[str, str],
     params: Mapping[str, str],
     metrics: Mapping[str, float],
@@ -269,9 +297,17 @@ def _log_everything(
         params=[Param(k, v) for k, v in sorted(params.items())],
         tags=[RunTag(k, v) for k, v in sorted(all_tags.items())],
     )
-    client.log_inputs(
-        rid, datasets=[DatasetInput(_dataset_entity(dataset), tags=[InputTag("mlflow.data.context", "evaluation")])]
-    )
+    evaluation = [InputTag("mlflow.data.context", "evaluation")]
+    inputs = [DatasetInput(_dataset_entity(dataset), tags=evaluation)]
+    if dataset.records:
+        from ._eval_dataset import evaluation_dataset
+
+        entity = evaluation_dataset(
+            client, experiment_id, dataset.evaluation_name, dataset.evaluation_digest, dataset.records
+        )
+        if entity is not None:
+            inputs.append(DatasetInput(entity, tags=evaluation))
+    client.log_inputs(rid, datasets=inputs)
     for path in artifacts:
         client.log_artifact(rid, str(path))
     for path in plots:

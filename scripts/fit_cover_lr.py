@@ -1,0 +1,91 @@
+"""Fit fact-cover-lr's weights on the tuning half of realistic answer sets (docs/matcher.md).
+
+    python scripts/fit_cover_lr.py --set blind-a [--gold gold/v1 --gold gold/v2] [--l2 1.0]
+
+Every (gold row, answer memory) cell of every tuning-half conversation is one example: label 1
+when the reviewers paired them (matches.jsonl), else 0. The model is an L2-regularised logistic
+regression over ``scoring/_cover_lr.FEATURES`` fitted by Newton's method (deterministic).
+Conversations of the held-out half are never read. Prints the weights as the Python tuple to
+paste into ``WEIGHTS``, and the fit's agreement with the decisions on the tuning cells.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+
+from extraction_eval._entry import run_entry
+from extraction_eval.scoring._cover_lr import FEATURES, features
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def cells(gold: Path, name: str) -> tuple[list[tuple[float, ...]], list[int]]:
+    """The tuning half's examples of one gold folder."""
+    tuning = set(json.loads((gold / "answers" / "halves.json").read_text())["tuning"])
+    expected: dict[str, list[dict]] = {}
+    for row in _rows(gold / "expected_memories.jsonl"):
+        expected.setdefault(row["conversation_id"], []).append(row)
+    answers = {r["conversation_id"]: r["memories"] for r in _rows(gold / "answers" / name / "answers.jsonl")}
+    matches = {r["conversation_id"]: r for r in _rows(gold / "answers" / name / "matches.jsonl")}
+    xs, ys = [], []
+    for cid in sorted(tuning & set(matches)):
+        paired = {(mid, ak) for mid, ak in matches[cid]["pairs"]}
+        for g in expected.get(cid, []):
+            for k, memory in enumerate(answers[cid], 1):
+                xs.append(features(g["content"], memory["content"]))
+                ys.append(int((g["memory_id"], f"A{k}") in paired))
+    return xs, ys
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float, steps: int = 50) -> np.ndarray:
+    """Newton's method on the L2-penalised log-likelihood (the bias is not penalised)."""
+    w = np.zeros(x.shape[1])
+    penalty = np.full(x.shape[1], l2)
+    penalty[0] = 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -60, 60)))
+        grad = x.T @ (p - y) + penalty * w
+        hess = (x * (p * (1 - p))[:, None]).T @ x + np.diag(penalty) + 1e-9 * np.eye(x.shape[1])
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    return w
+
+
+def main(
+    name: Annotated[str, typer.Option("--set", help="the answer set (with matches.jsonl)")],
+    gold: Annotated[list[Path] | None, typer.Option("--gold", help="gold folders (repeat; default v1 and v2)")] = None,
+    l2: Annotated[float, typer.Option("--l2", help="the L2 penalty")] = 1.0,
+) -> None:
+    xs: list[tuple[float, ...]] = []
+    ys: list[int] = []
+    for folder in gold or [Path("gold/v1"), Path("gold/v2")]:
+        fx, fy = cells(folder, name)
+        xs += fx
+        ys += fy
+        print(f"{folder}: {len(fy)} tuning cells, {sum(fy)} paired")
+    x, y = np.array(xs), np.array(ys, dtype=float)
+    w = fit(x, y, l2)
+    p = 1.0 / (1.0 + np.exp(-(x @ w)))
+    said = p >= 0.5
+    tp, fp, fn = int(np.sum(said & (y == 1))), int(np.sum(said & (y == 0))), int(np.sum(~said & (y == 1)))
+    print(f"tuning cells: {len(y)}; the fit accepts {tp} of {int(y.sum())} paired cells and {fp} unpaired ones")
+    print(f"(missed {fn}); precision {tp / max(1, tp + fp):.3f}, recall {tp / max(1, tp + fn):.3f}")
+    fc = x[:, FEATURES.index("fc_forward")] >= 0.6
+    fc_tp, fc_fp = int(np.sum(fc & (y == 1))), int(np.sum(fc & (y == 0)))
+    print(f"fact-cover@2 on the same cells accepts {fc_tp} paired and {fc_fp} unpaired ones")
+    for feature, weight in zip(FEATURES, w, strict=True):
+        print(f"  {feature:24s} {weight:+.4f}")
+    print("WEIGHTS = (" + ", ".join(f"{v:.6f}" for v in w) + ",)")
+
+
+if __name__ == "__main__":
+    run_entry(main, __doc__.splitlines()[0])

