@@ -194,3 +194,17 @@ def test_traces_carry_expectations_numeric_feedback_the_scorer_and_the_prompt(
     linked = json.loads(traces["t02"].info.tags["mlflow.linkedPrompts"])
     assert linked == json.loads(run.data.tags["mlflow.linkedPrompts"])
     assert linked[0]["name"] == "extraction-eval-system-prompt"
+
+
+def test_the_prompt_version_lists_the_run_traces(tiny_gold: Path, local_store: str, tmp_path: Path) -> None:
+    """The prompt version page's Traces view searches the trace <-> prompt version association."""
+    result = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "out")
+    client = MlflowClient(local_store)
+    run = client.get_run(result.logged.run_id)
+    (link,) = json.loads(run.data.tags["mlflow.linkedPrompts"])
+    found = client.search_traces(
+        locations=[run.info.experiment_id],
+        filter_string=f'prompt = "{link["name"]}/{link["version"]}"',
+        max_results=100,
+    )
+    assert sorted(t.info.tags["conversation_id"] for t in found) == [f"t0{i}" for i in range(1, 9)]

@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from ..evaluation._traces import TraceRecord
@@ -125,11 +126,11 @@ def _info(
 
 
 @contextmanager
-def _one_transaction(store: Any) -> Iterator[bool]:
+def _one_transaction(store: Any) -> Iterator[Any]:
     """For a database store (SQLite, PostgreSQL, ...): every write inside shares one session and
     commits once, where each ``start_trace`` would commit on its own (about 7 ms a trace on
-    SQLite, most of a gold v2 run's trace time). Yields whether it applies: an HTTP server's
-    store (``RestStore``) writes one request per trace, as before.
+    SQLite, most of a gold v2 run's trace time). Yields the shared session, or None where it does
+    not apply: an HTTP server's store (``RestStore``) writes one request per trace, as before.
 
     ``SqlAlchemyStore`` opens every write through its instance's ``ManagedSessionMaker``; inside
     this block that maker hands out the one session already open, so ``start_trace``'s own code
@@ -138,7 +139,7 @@ def _one_transaction(store: Any) -> Iterator[bool]:
     written."""
     maker = getattr(store, "ManagedSessionMaker", None)
     if maker is None or not hasattr(store, "_start_trace_once"):
-        yield False
+        yield None
         return
     with maker(read_only=False) as session:
 
@@ -157,10 +158,29 @@ def _one_transaction(store: Any) -> Iterator[bool]:
 
         store.ManagedSessionMaker, store.get_experiment = shared, cached
         try:
-            yield True
+            yield session
         finally:
             store.ManagedSessionMaker = maker
             del store.get_experiment  # the class's method again
+
+
+def _associate(session: Any, trace_ids: Sequence[str], prompt: Any) -> None:
+    """What ``SqlAlchemyStore.link_prompts_to_trace`` adds for a new trace, for a batch at once."""
+    import uuid
+
+    from mlflow.entities.entity_type import EntityAssociationType
+    from mlflow.store.tracking.dbmodels.models import SqlEntityAssociation
+
+    session.add_all(
+        SqlEntityAssociation(
+            association_id=uuid.uuid4().hex,
+            source_type=EntityAssociationType.TRACE,
+            source_id=trace_id,
+            destination_type=EntityAssociationType.PROMPT_VERSION,
+            destination_id=f"{prompt.name}/{prompt.version}",
+        )
+        for trace_id in trace_ids
+    )
 
 
 def log_traces(
@@ -176,6 +196,8 @@ def log_traces(
 
     tracing = TracingClient(tracking_uri)
     context = context or TraceContext()
+    # what link_prompts_to_trace reads of a PromptVersion: its name and version
+    prompt = None if context.prompt is None else SimpleNamespace(name=context.prompt[0], version=context.prompt[1])
     now_ns = time.time_ns()
     ids: list[str] = []
     for start in range(0, len(records), BATCH):
@@ -187,12 +209,20 @@ def log_traces(
             end_ns = start_ns + int(record.latency_s * 1e9)
             spans.append(_span(record, trace_id, start_ns, end_ns))
             infos.append(_info(record, trace_id, experiment_id, run_id, start_ns // 1_000_000, context))
-        with signals_deferred(), _one_transaction(tracing.store) as batched:
+        with signals_deferred(), _one_transaction(tracing.store) as session:
             for info in infos:
-                if batched:
+                if session is not None:
                     tracing.store._start_trace_once(info)
                 else:
                     tracing.start_trace(info)
+            # the trace <-> prompt version association that the prompt version page's Traces view
+            # searches by (the tag alone is not enough): in the same transaction on a database store
+            # (the traces are new, so there is no association to merge with), else one call each
+            if prompt is not None and session is not None:
+                _associate(session, [info.trace_id for info in infos], prompt)
+            elif prompt is not None:
+                for info in infos:
+                    tracing.store.link_prompts_to_trace(info.trace_id, [prompt])
         with signals_deferred():
             tracing.log_spans(experiment_id, spans)
         batch_ids = [info.trace_id for info in infos]
