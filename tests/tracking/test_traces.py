@@ -208,3 +208,30 @@ def test_the_prompt_version_lists_the_run_traces(tiny_gold: Path, local_store: s
         max_results=100,
     )
     assert sorted(t.info.tags["conversation_id"] for t in found) == [f"t0{i}" for i in range(1, 9)]
+
+
+def test_status_rationales_name_each_outcome_and_a_correct_negative_has_an_outcome(
+    tiny_gold: Path, local_store: str, tmp_path: Path
+) -> None:
+    """A category mismatch is not "1 of 1 matched"; a correct negative conversation reads
+    negative_ok in the outcome column, never null (issue 24, point 6)."""
+    oracle = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "oracle")
+    client = MlflowClient(local_store)
+    traces = _traces(client, client.get_run(oracle.logged.run_id))
+    assert _outcomes(traces["t08"]) == [("-", "negative_ok")]
+    t08_status = next(a for a in traces["t08"].info.assessments if a.name == "status")
+    assert (t08_status.value, t08_status.rationale) == (
+        "negative_ok",
+        "nothing expected and nothing predicted: a correct negative conversation",
+    )
+    mutate_cassettes(tiny_gold, _worse)
+    worse = run_eval(Mode.CASSETTE, tiny_gold, tmp_path / "worse")
+    traces = _traces(client, client.get_run(worse.logged.run_id))
+    t07 = next(a for a in traces["t07"].info.assessments if a.name == "status")
+    assert (t07.value, t07.rationale) == (
+        "partial",
+        "0 of 2 expected memories matched exactly; 1 with another category set, 1 with another temporal kind; "
+        "0 missed, 0 spurious",
+    )
+    t01 = next(a for a in traces["t01"].info.assessments if a.name == "status")
+    assert t01.rationale == "0 of 1 expected memories matched exactly; 1 missed, 0 spurious"

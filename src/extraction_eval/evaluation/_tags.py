@@ -123,14 +123,17 @@ def run_name(
     *,
     answer_set: str | None = None,
 ) -> str:
-    """``<mode>-<provider>-<gold>[-<answer set>][-edited][-<commit>]``, e.g. ``cassette-openai-v1-67bcce7``."""
+    """``[<commit>-]<mode>-<provider>-<gold>[-<answer set>][-edited]``, e.g. ``67bcce7-cassette-openai-v1``.
+
+    The commit comes first: MLflow's runs table cuts long names at their end, and the commit is
+    what tells two runs of the same mode, provider and gold version apart."""
     name = f"{plan.mode.value}-{plan.provider.value}-{gold_version}"
     if answer_set is not None:
         name += f"-{answer_set}"
     if replayed is not None and replayed.edited:
         name += "-edited"
     if git.commit:
-        name += f"-{git.commit[:7]}{'+dirty' if git.dirty else ''}"
+        name = f"{git.commit[:7]}{'+dirty' if git.dirty else ''}-{name}"
     return name
 
 

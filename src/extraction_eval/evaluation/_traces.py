@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 STATUS_ASSESSMENT = "status"
 OUTCOME_ASSESSMENT = "outcome"
+#: The outcome of a correct negative conversation (no memory to have an outcome of its own).
+NEGATIVE_OK = "negative_ok"
 
 
 #: The trace's Expectation: the gold rows of the conversation (MLflow's "expected" side).
@@ -151,6 +153,16 @@ def memory_assessments(score: ConversationScore, matcher: Matcher) -> tuple[Asse
                 rule=rule,
             )
         )
+    if not score.case.expected and not score.predictions and score.failure is None:
+        # a correct negative conversation: one outcome, so the outcome column reads it, not null
+        out.append(
+            AssessmentRecord(
+                OUTCOME_ASSESSMENT,
+                NEGATIVE_OK,
+                "nothing expected and nothing predicted: correct",
+                {"memory_id": "-", "conversation_id": score.conversation_id},
+            )
+        )
     expected_texts = [e.memory.content for e in score.case.expected]
     for index in score.unmatched_predicted:
         memory = score.predictions[index]
@@ -167,6 +179,24 @@ def memory_assessments(score: ConversationScore, matcher: Matcher) -> tuple[Asse
             )
         )
     return tuple(out)
+
+
+def status_rationale(score: ConversationScore) -> str:
+    """The counts behind a conversation's status, each outcome named (a category or temporal
+    mismatch is matched in content, but not exactly: "1 of 1 matched" alone read as a pass)."""
+    n = len(score.case.expected)
+    outcomes = [pair_outcome(pair) for pair in score.pairs]
+    exact = outcomes.count(MemoryOutcome.MATCHED)
+    parts = [f"{exact} of {n} expected memories matched exactly"]
+    if len(outcomes) > exact:
+        kinds = outcomes.count(MemoryOutcome.CATEGORY_MISMATCH), outcomes.count(MemoryOutcome.TEMPORAL_MISMATCH)
+        parts.append(f"{kinds[0]} with another category set, {kinds[1]} with another temporal kind")
+    parts.append(f"{n - len(score.pairs)} missed, {len(score.unmatched_predicted)} spurious")
+    if score.failure is not None:
+        parts.append(f"failed: {score.failure.reason.value}")
+    if n == 0 and not score.predictions and score.failure is None:
+        parts = ["nothing expected and nothing predicted: a correct negative conversation"]
+    return "; ".join(parts)
 
 
 def expectation(score: ConversationScore) -> AssessmentRecord:
@@ -239,12 +269,7 @@ def trace_records(
         if repeated:
             inputs["sample"] = sample
         status_assessment = AssessmentRecord(
-            STATUS_ASSESSMENT,
-            status,
-            f"{len(score.pairs)} of {len(score.case.expected)} expected memories matched, "
-            f"{len(score.unmatched_predicted)} spurious prediction(s)"
-            + (f"; failed: {failure.reason.value}" if failure is not None else ""),
-            {"conversation_id": cid},
+            STATUS_ASSESSMENT, status, status_rationale(score), {"conversation_id": cid}
         )
         records.append(
             TraceRecord(

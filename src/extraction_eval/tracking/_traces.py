@@ -171,8 +171,9 @@ def _associate(session: Any, trace_ids: Sequence[str], prompt: Any) -> None:
     from mlflow.entities.entity_type import EntityAssociationType
     from mlflow.store.tracking.dbmodels.models import SqlEntityAssociation
 
+    association: Any = SqlEntityAssociation
     session.add_all(
-        SqlEntityAssociation(
+        association(
             association_id=uuid.uuid4().hex,
             source_type=EntityAssociationType.TRACE,
             source_id=trace_id,
