@@ -61,6 +61,9 @@ def _pyplot() -> Any:
     return plt
 
 
+#: The gate's threshold, drawn under each baseline bar (docs/gates.md).
+GATE_POINTS = 0.03
+
 #: what the per-category plot's title says when it has no baseline bars
 NO_BASELINE = "no baseline metrics in baseline_results.json"
 
@@ -81,12 +84,26 @@ def _per_category(
             base = [baseline.get(f"{measure}/{c}", float("nan")) for c in labels]
             bbars = ax.bar([x + width / 2 for x in xs], base, width, label="baseline", color="#bbbbbb")
             ax.bar_label(bbars, labels=[f"{v:.3f}" for v in base], fontsize=7, padding=2)
+            # the gate's rule: a run bar below this band's floor fails (a drop of more than 3 points)
+            for x, value in zip(xs, base, strict=True):
+                if value == value:  # not NaN
+                    ax.fill_between(
+                        [x - width, x + width],
+                        value - GATE_POINTS,
+                        value,
+                        color="#d62728",
+                        alpha=0.15,
+                        linewidth=0,
+                        label="gate: 3 points below the baseline" if x == 0 else None,
+                    )
         ax.set_xticks(list(xs), labels, rotation=20)
         ax.set_ylim(0, 1.12)
         ax.set_title(measure)
-        ax.legend(loc="lower right", fontsize=8)
+    handles, names = axes[0].get_legend_handles_labels()
+    # below the axes, never over a bar (it covered the episodic bars at the lower right)
+    fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8, frameon=False)
     fig.suptitle(title + ("" if baseline is not None else f" ({no_baseline})"))
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
