@@ -168,11 +168,12 @@ def test_traces_carry_expectations_numeric_feedback_the_scorer_and_the_prompt(
         return {a.name: a.value for a in traces[cid].info.assessments if a.name in names}
 
     # by hand from the fixture and _worse (module docstring)
-    assert numbers("t01") == {"recall": 0.0, "strict_recall": 0.0}  # nothing predicted: no precision
+    # a zero denominator by the contract's rule: 1.0 when nothing expected and nothing predicted, else 0.0
+    assert numbers("t01") == {"recall": 0.0, "precision": 0.0, "strict_recall": 0.0}  # nothing predicted
     assert numbers("t02") == {"recall": 1.0, "precision": 1.0, "strict_recall": 1.0}
-    assert numbers("t05") == {"recall": 0.0, "strict_recall": 0.0}  # failed: no predictions
+    assert numbers("t05") == {"recall": 0.0, "precision": 0.0, "strict_recall": 0.0}  # failed: no predictions
     assert numbers("t07") == {"recall": 1.0, "precision": 1.0, "strict_recall": 0.0}  # both pairs off by a label
-    assert numbers("t08") == {"precision": 0.0}  # negative: nothing expected, one spurious prediction
+    assert numbers("t08") == {"recall": 0.0, "precision": 0.0, "strict_recall": 0.0}  # negative, one spurious
 
     expectations = {cid: [a for a in t.info.assessments if a.name == "expected_memories"] for cid, t in traces.items()}
     assert all(len(found) == 1 for found in expectations.values())

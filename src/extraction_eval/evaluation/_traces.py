@@ -212,34 +212,31 @@ def expectation(score: ConversationScore) -> AssessmentRecord:
 
 
 def rate_assessments(score: ConversationScore) -> tuple[AssessmentRecord, ...]:
-    """This conversation's recall, precision and strict recall as numbers. A rate whose
-    denominator is zero (nothing expected, or nothing predicted) is left out, so that MLflow's
-    average over traces is the mean over conversations where it is defined."""
+    """This conversation's recall, precision and strict recall as numbers, every one on every
+    trace (so no column reads null), a zero denominator by the contract's rule: 1.0 when nothing
+    was expected and nothing predicted, else 0.0."""
     n_expected, n_predicted, n_matched = len(score.case.expected), len(score.predictions), len(score.pairs)
     strict = sum(1 for pair in score.pairs if pair_outcome(pair) is MemoryOutcome.MATCHED)
+    empty = 1.0 if n_expected == 0 and n_predicted == 0 else 0.0
     meta = {"conversation_id": score.conversation_id}
-    out = []
-    if n_expected:
-        out.append(
-            AssessmentRecord(
-                RECALL_FEEDBACK, n_matched / n_expected, f"{n_matched} of {n_expected} expected memories matched", meta
-            )
-        )
-        out.append(
-            AssessmentRecord(
-                STRICT_RECALL_FEEDBACK,
-                strict / n_expected,
-                f"{strict} of {n_expected} expected memories matched with the same categories and temporal kind",
-                meta,
-            )
-        )
-    if n_predicted:
-        out.append(
-            AssessmentRecord(
-                PRECISION_FEEDBACK, n_matched / n_predicted, f"{n_matched} of {n_predicted} predictions matched", meta
-            )
-        )
-    return tuple(out)
+
+    def rate(num: int, den: int) -> float:
+        return num / den if den else empty
+
+    return (
+        AssessmentRecord(
+            RECALL_FEEDBACK, rate(n_matched, n_expected), f"{n_matched} of {n_expected} expected memories matched", meta
+        ),
+        AssessmentRecord(
+            PRECISION_FEEDBACK, rate(n_matched, n_predicted), f"{n_matched} of {n_predicted} predictions matched", meta
+        ),
+        AssessmentRecord(
+            STRICT_RECALL_FEEDBACK,
+            rate(strict, n_expected),
+            f"{strict} of {n_expected} expected memories matched with the same categories and temporal kind",
+            meta,
+        ),
+    )
 
 
 def trace_records(
