@@ -69,9 +69,11 @@ source = AssessmentSource(source_type="CODE", source_id="bench")
 def outcomes(inputs, outputs):
     record = by_id[inputs["conversation_id"]]
     return [Feedback(name=a.name, value=a.value, rationale=a.rationale, metadata=dict(a.metadata), source=source)
-            for a in record.assessments]
+            for a in record.assessments if not a.expectation]
 
-data = [{"inputs": dict(r.inputs), "outputs": dict(r.outputs)} for r in records]
+# the gold rows go in as each row's expectations, as the harness logs them on its traces
+data = [{"inputs": dict(r.inputs), "outputs": dict(r.outputs),
+         "expectations": {a.name: a.value for a in r.assessments if a.expectation}} for r in records]
 mlflow.set_tracking_uri(uri)
 mlflow.set_experiment("bench-genai-evaluate")
 started = time.perf_counter()

@@ -1,0 +1,87 @@
+"""scripts/reviewed_counts.py counts the reviewers' numbers from their decisions alone, and the
+harness's `--matcher reviewed` reproduces them exactly; both on a hand-built set whose numbers
+are worked out by hand below."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from extraction_eval import Mode, RunOptions, run_eval
+
+from .conftest import REPO, copy_gold
+
+sys.path.insert(0, str(REPO / "scripts"))
+from reviewed_counts import differences, reviewed_metrics
+
+E = [
+    {"memory_id": "a-m1", "conversation_id": "a", "content": "User lives in Lisbon.", "categories": ["factual"],
+     "temporal_kind": "current", "supersedes": "User lives in Porto."},
+    {"memory_id": "a-m2", "conversation_id": "a", "content": "User prefers tea.", "categories": ["preference"],
+     "temporal_kind": "durable", "supersedes": None},
+    {"memory_id": "b-m1", "conversation_id": "b", "content": "User runs on Sundays.",
+     "categories": ["behavioral", "episodic"], "temporal_kind": "current", "supersedes": None},
+]  # fmt: skip
+A = [
+    {"conversation_id": "a", "memories": [
+        {"content": "The user moved to Lisbon.", "categories": ["factual"], "temporal_kind": "current",
+         "supersedes": "User lived in Porto."},
+        {"content": "User drinks coffee.", "categories": ["preference"], "temporal_kind": "durable", "supersedes": None},
+    ]},
+    {"conversation_id": "b", "memories": [
+        {"content": "User goes running every Sunday.", "categories": ["behavioral"], "temporal_kind": "durable",
+         "supersedes": None},
+    ]},
+    {"conversation_id": "c", "memories": []},
+]  # fmt: skip
+M = [
+    {"conversation_id": "a", "pairs": [["a-m1", "A1"]], "forbidden": [], "stale": [["a-m1", "A1", "supersedes"]]},
+    {"conversation_id": "b", "pairs": [["b-m1", "A1"]], "forbidden": [], "stale": []},
+    {"conversation_id": "c", "pairs": [], "forbidden": [], "stale": []},
+]
+
+
+def test_the_reviewers_numbers_by_hand() -> None:
+    got = reviewed_metrics(E, A, M)
+    # pairs: a-m1/A1 (factual both), b-m1/A1 (behavioral both; the gold row is also episodic)
+    assert got["counts/matched"] == 2 and got["counts/expected"] == 3 and got["counts/predicted"] == 3
+    assert got["recall/factual"] == 1.0 and got["precision/factual"] == 1.0
+    assert got["recall/preference"] == 0.0 and got["precision/preference"] == 0.0  # tea vs coffee: unpaired
+    assert got["recall/behavioral"] == 1.0 and got["precision/behavioral"] == 1.0
+    assert got["recall/episodic"] == 0.0 and got["precision/episodic"] == 0.0  # no answer carries episodic
+    assert got["recall/procedural"] == 1.0 and got["precision/procedural"] == 1.0  # nothing either side
+    assert got["macro/recall"] == pytest.approx(3 / 5) and got["macro/precision"] == pytest.approx(3 / 5)
+    assert got["micro/recall"] == pytest.approx(2 / 3) and got["micro/precision"] == pytest.approx(2 / 3)
+    # strict: a-m1/A1 is exact; b-m1/A1 has another category set and temporal kind
+    assert got["strict/recall"] == pytest.approx(1 / 3)
+    assert got["category_accuracy"] == 0.5 and got["temporal_accuracy"] == 0.5
+    assert got["multilabel/exact_match"] == 0.0  # b-m1 is the one multi-label row, matched without episodic
+    assert got["supersession/recall"] == 1.0 and got["supersession/stale_leak_rate"] == 0.0
+    assert got["negatives/false_positive_rate"] == 0.0  # c: nothing expected, nothing answered
+
+
+def test_differences_name_each_metric() -> None:
+    assert differences({"a": 0.5, "b": 1.0}, {"a": 0.5 + 1e-12}) == ["b: reviewers 1.000000, the run has none"]
+    assert differences({"a": 0.5}, {"a": 0.6}) == ["a: reviewers 0.500000, run 0.600000"]
+
+
+def test_the_reviewed_matcher_reproduces_the_counted_numbers(tmp_path: Path, local_store: str) -> None:
+    """The committed realistic set of gold v1 under `--matcher reviewed`: every metric the script
+    counts from the decisions, the run logs the same (what CI's gate-realistic job checks)."""
+    folder = REPO / "gold" / "v1" / "answers" / "blind-a"
+    if not (folder / "matches.jsonl").is_file():
+        pytest.fail(f"{folder}/matches.jsonl is missing: the realistic set has no reviewed decisions")
+    gold = copy_gold(REPO / "gold" / "v1", tmp_path / "gold" / "v1", oracle=False)
+    result = run_eval(Mode.CASSETTE, gold, tmp_path / "out", options=RunOptions(answers="blind-a", matcher="reviewed"))
+
+    def rows(path: Path) -> list[dict]:
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+    counted = reviewed_metrics(
+        rows(gold / "expected_memories.jsonl"), rows(folder / "answers.jsonl"), rows(folder / "matches.jsonl")
+    )
+    assert differences(counted, result.metrics) == []
+    assert counted["macro/recall"] < 1.0  # realistic answers: not the oracle's perfect score
