@@ -259,6 +259,9 @@ def test_paired_interval_gate_json_and_verdict_tag_against_a_promoted_baseline(
         "<!-- gate verdict -->\n**Gate: FAIL** (regression): `recall/factual` -33.33 points (1.0000 → 0.6667); "
         "`recall/episodic` -50.00 points (1.0000 → 0.5000); `macro/recall` -16.67 points (1.0000 → 0.8333)."
     ), note
+    # the failing metrics' rows (what flipped, and why) are the run's artifact gate.md, linked
+    link = f"[gate.md](#/experiments/{judged.info.experiment_id}/runs/{report['run_id']}/artifacts/gate.md)"
+    assert link in note.split("<!-- /gate verdict -->", 1)[0]
     assert "Evidence: EDITED cassettes" in note.split("<!-- /gate verdict -->", 1)[1]  # its own description stays
     assert float(judged.data.tags["gate_delta/recall/factual"]) == pytest.approx(-1 / 3, abs=1e-12)
     assert judged.data.tags["gate_delta/precision/factual"] == "0.0"

@@ -222,7 +222,10 @@ def verdict_tags(result: GateResult) -> dict[str, str]:
         )
     elif result.reasons:
         head += ": " + result.reasons[0]
-    block = f"{_VERDICT_START}\n{head}. The report, with the rows behind each drop: artifact `gate.md`.\n{_VERDICT_END}"
+    # a link the UI opens on the artifact's preview (relative to the UI's own address)
+    link = f"#/experiments/{result.run.experiment_id}/runs/{result.run.run_id}/artifacts/gate.md"
+    report = f"The report, with the rows behind each drop (what flipped, and the matcher's rule): [gate.md]({link})."
+    block = f"{_VERDICT_START}\n{head}. {report}\n{_VERDICT_END}"
     old = result.run.tags.get(TAG_NOTE, "")
     if _VERDICT_START in old and _VERDICT_END in old:  # judged before: replace that verdict
         old = old.split(_VERDICT_END, 1)[1].lstrip("\n")
