@@ -14,11 +14,12 @@ than 1e-9 (0 when all agree); without it, prints the numbers.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from extraction_eval._entry import run_entry
 
 CATEGORIES = ("factual", "procedural", "preference", "behavioral", "episodic")
 TOLERANCE = 1e-9
@@ -134,5 +135,4 @@ def main(
 
 
 if __name__ == "__main__":
-    typer.run(main)
-    sys.exit(0)
+    run_entry(main, __doc__.splitlines()[0])

@@ -64,7 +64,14 @@ def test_mlflow_run_logs_into_the_run_mlflow_made(tiny_gold: Path, server_uri: s
     assert tags["traces"] == "8" and len(traces) == 8
     assert all([a.name for a in t.info.assessments].count("status") == 1 for t in traces)
     outcomes = [a.value for t in traces for a in t.info.assessments if a.name == "outcome"]
-    assert outcomes == ["matched"] * int(run.data.params["counts/expected"])  # oracle answers: all matched
+    # oracle answers: every expected memory matched, and the one negative conversation (t08) correct
+    assert sorted(outcomes) == ["matched"] * int(run.data.params["counts/expected"]) + ["negative_ok"]
+    # and over REST too, the traces are associated with the prompt version that produced them
+    (link,) = json.loads(tags["mlflow.linkedPrompts"])
+    linked = client.search_traces(
+        locations=[run.info.experiment_id], filter_string=f'prompt = "{link["name"]}/{link["version"]}"'
+    )
+    assert len(linked) == 8
 
 
 @pytest.mark.parametrize("param", ["mode=bogus", "max_failure_rate=lots", "colour=blue"])

@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +33,6 @@ from .._git import resolve_rev
 from .._settings import tracking_uri
 from ..gold import BASELINE_FILE, read_baseline_source
 from ..gold._baseline import BaselineSource
-from ..mlflow_names import TAG_BASELINE_REPLAY
 from ..tracking._baseline import BaselineAction, Registered, promote, register_baseline
 
 #: The provider whose cassettes `run --mode cassette` replays.
@@ -112,7 +111,7 @@ def _replay_env(where: Checkout, uri: str) -> dict[str, str]:
     return env
 
 
-def reproduction_problems(reviewed: dict[str, float], measured: dict[str, float]) -> list[str]:
+def reproduction_problems(reviewed: Mapping[str, float], measured: Mapping[str, float]) -> list[str]:
     """The gated metrics the replayed run does not reproduce (pure)."""
     problems = []
     for key, value in sorted(reviewed.items()):
@@ -154,17 +153,16 @@ def replay_baseline(
 ) -> list[Registered]:
     """Register each provider's baseline for the gold folder's version: the cassette provider's as
     a replayed eval run (checked against the reviewed file), any other provider's seeded from it."""
-    from mlflow import MlflowClient
-
     from ..gold import answer_set_dir
     from ..mlflow_names import provider_experiment, registered_model_name
-    from ..tracking._baseline import _current_alias, slot_alias
+    from ..tracking._baseline import slot_alias
+    from ..tracking._replay_store import ReplayStore
 
     folder = gold if answers is None else answer_set_dir(gold, answers)
     source = read_baseline_source(folder, from_rev)
     baseline = source.baseline
     uri = tracking_uri()
-    client = MlflowClient(tracking_uri=uri, registry_uri=uri)
+    store = ReplayStore(uri)
     block = baseline.providers.get(REPLAYED_PROVIDER)
     out: list[Registered] = []
     others = {p: b for p, b in baseline.providers.items() if p != REPLAYED_PROVIDER}
@@ -181,14 +179,13 @@ def replay_baseline(
         return out
     name = registered_model_name(REPLAYED_PROVIDER)
     alias = slot_alias(baseline.gold_version, block.cassette_kind)
-    existing = _current_alias(client, name, alias)
+    existing = store.current(name, alias)
     if existing is not None and not replace:
         if if_missing:
-            kept = Registered(REPLAYED_PROVIDER, str(existing.version), existing.run_id, BaselineAction.KEPT, alias)
-            return [*out, kept]
+            return [*out, Registered(REPLAYED_PROVIDER, existing[0], existing[1], BaselineAction.KEPT, alias)]
         raise ConfigurationError(
             f"{name!r} already has a baseline for gold {baseline.gold_version!r} (alias {alias!r}: version "
-            f"{existing.version}, run {existing.run_id}). Use --if-missing to keep it or --replace to replay over it."
+            f"{existing[0]}, run {existing[1]}). Use --if-missing to keep it or --replace to replay over it."
         )
     if block.metrics is None:
         raise ConfigurationError(
@@ -196,13 +193,10 @@ def replay_baseline(
         )
     # The experiment is made here, not by the replay: a SQLite store's default artifact root is
     # the creating process's ./mlruns, and the replay's folder is a worktree removed afterwards.
-    experiment = provider_experiment(REPLAYED_PROVIDER)
-    if client.get_experiment_by_name(experiment) is None:
-        client.create_experiment(experiment)
+    store.ensure_experiment(provider_experiment(REPLAYED_PROVIDER))
     with checkout(project, gold, from_rev) as where:
         run_id = _run_replay(where, uri, source, answers, block.matcher)
-        client.set_tag(run_id, TAG_BASELINE_REPLAY, source.origin)
-        measured = client.get_run(run_id).data.metrics
+        measured = store.mark_run(run_id, source.origin)
         problems = reproduction_problems(dict(block.metrics), measured)
         if problems:
             raise ConfigurationError(
@@ -215,7 +209,7 @@ def replay_baseline(
         if not path.is_file():
             path = where.gold / BASELINE_FILE
         item, _ = promote(run_id, path, uri=uri, reason=None)
-    client.set_model_version_tag(name, item.version, TAG_BASELINE_REPLAY, source.origin)
+    store.mark_version(name, item.version, source.origin)
     registered = Registered(item.provider, item.version, run_id, BaselineAction.REPLAYED, item.alias)
     return [*out, registered]
 
