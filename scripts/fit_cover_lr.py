@@ -64,7 +64,11 @@ def main(
     name: Annotated[str, typer.Option("--set", help="the answer set (with matches.jsonl)")],
     gold: Annotated[list[Path] | None, typer.Option("--gold", help="gold folders (repeat; default v1 and v2)")] = None,
     l2: Annotated[float, typer.Option("--l2", help="the L2 penalty")] = 1.0,
+    thresholds: Annotated[
+        list[float] | None, typer.Option("--threshold", help="thresholds to compare on the tuning half (repeat)")
+    ] = None,
 ) -> None:
+    thresholds = thresholds or [0.25, 0.3, 0.35, 0.4, 0.5]
     xs: list[tuple[float, ...]] = []
     ys: list[int] = []
     for folder in gold or [Path("gold/v1"), Path("gold/v2")]:
@@ -85,6 +89,47 @@ def main(
     for feature, weight in zip(FEATURES, w, strict=True):
         print(f"  {feature:24s} {weight:+.4f}")
     print("WEIGHTS = (" + ", ".join(f"{v:.6f}" for v in w) + ",)")
+    weights = tuple(round(float(v), 6) for v in w)
+    print("threshold: the largest headline gap to the reviewers on the tuning half (points), per threshold")
+    for threshold in thresholds:
+        gaps = [tuning_gap(folder, name, weights, threshold) for folder in gold or [Path("gold/v1"), Path("gold/v2")]]
+        worst = max(g for gap in gaps for g in gap.values())
+        print(
+            f"  {threshold:.2f}: worst {100 * worst:.1f}; "
+            + "; ".join(f"{k} {100 * v:.1f}" for gap in gaps for k, v in sorted(gap.items(), key=lambda kv: -kv[1])[:3])
+        )
+
+
+CATEGORIES = ("factual", "procedural", "preference", "behavioral", "episodic")
+HEADLINE = ("micro/precision", "micro/recall", "macro/precision", "macro/recall", *(f"recall/{c}" for c in CATEGORIES))
+
+
+def tuning_gap(gold_dir: Path, name: str, weights: tuple[float, ...], threshold: float) -> dict[str, float]:
+    """|matcher - reviewers| per headline metric on the tuning half (what `matcher validate
+    --half tuning` prints), for fact-cover-lr with these weights and threshold."""
+    from extraction_eval.evaluation import build_cases
+    from extraction_eval.evaluation._answers import answer_from_cassette
+    from extraction_eval.evaluation._reviewing import reviewed_matcher
+    from extraction_eval.evaluation._validity import compare_matchers
+    from extraction_eval.gold import load_gold, read_cassettes
+    from extraction_eval.gold._halves import Half, load_halves
+    from extraction_eval.scoring._cover_lr import CoverLogisticMatcher
+
+    gold = load_gold(gold_dir, answers=name)
+    assert gold.manifest is not None
+    wanted = set(load_halves(gold).ids(Half.TUNING))
+    selected = [c for c in gold.conversations if c.conversation_id in wanted]
+    by_id = {c.conversation_id: answer_from_cassette(c) for c in read_cassettes(gold, gold.manifest)}
+    answered = {c.conversation_id: by_id[c.conversation_id] for c in selected}
+    cases = build_cases(gold, selected, answered)
+    report = compare_matchers(
+        cases, CoverLogisticMatcher(weights=weights, threshold=threshold), reviewed_matcher(gold, selected, answered)
+    )
+    return {
+        f"{gold.version}:{row.metric}": abs(row.difference)
+        for row in report.rows
+        if row.metric in HEADLINE and row.difference is not None
+    }
 
 
 if __name__ == "__main__":
