@@ -117,7 +117,8 @@ def tuning_gap(gold_dir: Path, name: str, weights: tuple[float, ...], threshold:
 
     gold = load_gold(gold_dir, answers=name)
     assert gold.manifest is not None
-    wanted = set(load_halves(gold).ids(Half.TUNING))
+    decided = {r["conversation_id"] for r in _rows(gold_dir / "answers" / name / "matches.jsonl")}
+    wanted = set(load_halves(gold).ids(Half.TUNING)) & decided
     selected = [c for c in gold.conversations if c.conversation_id in wanted]
     by_id = {c.conversation_id: answer_from_cassette(c) for c in read_cassettes(gold, gold.manifest)}
     answered = {c.conversation_id: by_id[c.conversation_id] for c in selected}

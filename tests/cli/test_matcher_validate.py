@@ -87,3 +87,23 @@ def test_unknown_half(answer_set: Path) -> None:
     )
     assert result.exit_code == 2
     assert "--half 'x' is not a half" in result.output
+
+
+def test_reviewed_only_scores_the_decided_conversations_and_says_so(answer_set: Path, tmp_path: Path) -> None:
+    """A review in progress: matches.jsonl decides 5 of the 8 conversations. Without
+    --reviewed-only a pair without a decision fails closed; with it, the 5 are scored and the
+    title says 5 of the half's 8."""
+    matches = answer_set / "answers" / "blind-a" / "matches.jsonl"
+    rows = matches.read_text().splitlines()
+    kept = [line for line in rows if json.loads(line)["conversation_id"] not in {"t01", "t03", "t07"}]
+    matches.write_text("\n".join(kept) + "\n")
+    args = ["matcher", "validate", "--gold", str(answer_set), "--answers", "blind-a", "--half", "all", "--no-log"]
+    refused = CliRunner().invoke(app, [*args, "--output-dir", str(tmp_path / "a")])
+    assert refused.exit_code == 2 and "no reviewed decision for the pair" in refused.output, refused.output
+    result = CliRunner().invoke(app, [*args, "--reviewed-only", "--output-dir", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "b" / "validity.json").read_text())
+    assert report["conversations"] == 5 and report["conversations_in_half"] == 8
+    assert "(reviewed conversations only: 5 of the half's 8)" in result.output
+    # the reviewers' recall over t02, t04, t05, t06, t08 (tests/evaluation/test_answer_sets.py's set)
+    assert {f["memory_id"].split("-")[0] for f in report["flips"]} <= {"t02", "t04", "t05", "t06", "t08"}

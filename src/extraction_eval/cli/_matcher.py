@@ -107,6 +107,14 @@ def validate_command(
         bool,
         typer.Option("--log/--no-log", help="Log the table as a run in experiment extraction-eval-matcher-validity."),
     ] = True,
+    reviewed_only: Annotated[
+        bool,
+        typer.Option(
+            "--reviewed-only",
+            help="Score only the half's conversations that matches.jsonl decides (a review still in progress); "
+            "the table's title says how many of the half that is.",
+        ),
+    ] = False,
 ) -> None:
     """A matcher's metric-level validity: each metric under the matcher and under the reviewers' decisions,
     their difference with a paired 95% interval clustered by conversation, and the rows behind it."""
@@ -118,7 +126,9 @@ def validate_command(
         chosen_half = Half(half)
     except ValueError:
         raise ConfigurationError(f"--half {half!r} is not a half; use one of {[h.value for h in Half]!r}.") from None
-    result = validate_matcher(gold, answers, output_dir, matcher=matcher, half=chosen_half, log=log)
+    result = validate_matcher(
+        gold, answers, output_dir, matcher=matcher, half=chosen_half, log=log, reviewed_only=reviewed_only
+    )
     typer.echo(result.markdown.split("\n## ", 1)[0].rstrip())
     misses = result.report.headline_misses
     typer.echo("")

@@ -16,7 +16,7 @@ from .._jsonio import atomic_write_text
 from .._settings import tracking_uri
 from ..evaluation import build_cases
 from ..evaluation._answers import answer_from_cassette
-from ..evaluation._reviewing import reviewed_matcher
+from ..evaluation._reviewing import MATCHES_FILE, read_decisions, reviewed_matcher
 from ..evaluation._validity import ValidityReport, compare_matchers, validity_json, validity_markdown
 from ..gates._contract_gate import contract_gate
 from ..gold import load_gold, read_cassettes
@@ -51,10 +51,14 @@ def validate_matcher(
     matcher: str | None = None,
     half: Half = Half.HELDOUT,
     log: bool = True,
+    reviewed_only: bool = False,
 ) -> ValidityResult:
     gold = load_gold(gold_dir, answers=answers)
     assert gold.manifest is not None  # load_gold requires an answer set's manifest
     wanted = set(load_halves(gold).ids(half))
+    in_half = len(wanted)
+    if reviewed_only:
+        wanted &= set(read_decisions(gold.cassette_dir / MATCHES_FILE))
     selected = [c for c in gold.conversations if c.conversation_id in wanted]
     cassettes = read_cassettes(gold, gold.manifest)
     contract_gate(gold, gold.manifest, cassettes, selected)  # drift, hashes and request keys, as a run checks
@@ -65,10 +69,19 @@ def validate_matcher(
     reviewed = reviewed_matcher(gold, selected, answered)
     report = compare_matchers(cases, candidate, reviewed)
     title = f"Matcher validity: gold {gold.version}, answer set {answers}, {half.value} half"
+    if reviewed_only:
+        title += f" (reviewed conversations only: {len(selected)} of the half's {in_half})"
     markdown = validity_markdown(report, title=title)
     output_dir.mkdir(parents=True, exist_ok=True)
     md_path, json_path = output_dir / VALIDITY_MD, output_dir / VALIDITY_JSON
-    document = {"gold_version": gold.version, "answer_set": answers, "half": half.value, **validity_json(report)}
+    document = {
+        "gold_version": gold.version,
+        "answer_set": answers,
+        "half": half.value,
+        "conversations": len(selected),
+        "conversations_in_half": in_half,
+        **validity_json(report),
+    }
     atomic_write_text(json_path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     atomic_write_text(md_path, markdown)
     run_id = None
