@@ -91,8 +91,13 @@ def main(
             for line in (folder / "openai_cassettes.jsonl").read_text(encoding="utf-8").splitlines()
         }
         counts = {"agreed": 0, "adjudicated": 0}
+        both = [cid for cid in mine if cid in ra and cid in rb]
+        if len(both) < len(mine):
+            # a review in progress: matches.jsonl decides only what both reviewers have decided
+            # (`matcher validate --reviewed-only`); every other conversation fails closed
+            print(f"{folder}: {len(mine) - len(both)} of {len(mine)} conversations not yet decided by both reviewers")
         with open(folder / MATCHES_FILE, "w", encoding="utf-8") as fh:
-            for cid in mine:
+            for cid in both:
                 da, db = canonical(ra[cid]), canonical(rb[cid])
                 if da == db:
                     decision, how = da, "agreed"
