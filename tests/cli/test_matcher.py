@@ -49,8 +49,8 @@ def test_unknown_matcher_and_half_are_refused_with_the_choices() -> None:
     assert code == 2
     assert (
         "error: --matcher 'embedding@1' is not a known matcher; "
-        "use one of ['fact-cover@1', 'fact-cover@2', 'keyed-dice@3'] "
-        "(or a bare name for its latest version: ['fact-cover', 'keyed-dice'])."
+        "use one of ['fact-cover-lr@1', 'fact-cover@1', 'fact-cover@2', 'keyed-dice@3'] "
+        "(or a bare name for its latest version: ['fact-cover', 'fact-cover-lr', 'keyed-dice'])."
     ) in output
     code, output = _calibrate("--half", "test")
     assert code == 2 and "error: --half 'test' is not a half; use one of ['tuning', 'heldout']." in output

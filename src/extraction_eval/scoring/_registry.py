@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from .._exceptions import ConfigurationError
 from ._cover import FactCoverMatcher
+from ._cover_lr import CoverLogisticMatcher
 from ._judge import JUDGE_NAME
 from ._matcher import KeyedDiceMatcher, Matcher, matcher_id
 from ._reviewed import REVIEWED_NAME
@@ -15,7 +16,8 @@ DEFAULT_MATCHER: Matcher = FactCoverMatcher(version="2")
 # Every matcher a run may be scored with, by name@version. A new version is added, never
 # edited in place: a run's matcher id must keep meaning the same scores.
 MATCHERS: Mapping[str, Matcher] = {
-    matcher_id(m): m for m in (KeyedDiceMatcher(), FactCoverMatcher(), FactCoverMatcher(version="2"))
+    matcher_id(m): m
+    for m in (KeyedDiceMatcher(), FactCoverMatcher(), FactCoverMatcher(version="2"), CoverLogisticMatcher())
 }
 
 
