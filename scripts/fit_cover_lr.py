@@ -19,7 +19,7 @@ import numpy as np
 import typer
 
 from extraction_eval._entry import run_entry
-from extraction_eval.scoring._cover_lr import FEATURES, features
+from extraction_eval.scoring._cover_lr import _FC, FEATURES, conflicting, features
 
 
 def _rows(path: Path) -> list[dict]:
@@ -39,8 +39,25 @@ def cells(gold: Path, name: str) -> tuple[list[tuple[float, ...]], list[int]]:
         paired = {(mid, ak) for mid, ak in matches[cid]["pairs"]}
         for g in expected.get(cid, []):
             for k, memory in enumerate(answers[cid], 1):
+                _, rule = _FC.explain(g["content"], memory["content"])
+                if conflicting(rule, memory["content"]):
+                    continue  # refused outright, whatever the weights: not the model's to learn
                 xs.append(features(g["content"], memory["content"]))
                 ys.append(int((g["memory_id"], f"A{k}") in paired))
+    return xs, ys
+
+
+def calibration_cells(path: Path) -> tuple[list[tuple[float, ...]], list[int]]:
+    """The calibration pairs of one half (never the held-out half's file)."""
+    if path.name != "tuning.jsonl":
+        raise SystemExit(f"{path}: only the calibration set's tuning half may be fitted on")
+    xs, ys = [], []
+    for row in _rows(path):
+        _, rule = _FC.explain(row["gold"], row["candidate"])
+        if conflicting(rule, row["candidate"]):
+            continue
+        xs.append(features(row["gold"], row["candidate"]))
+        ys.append(int(row["same_fact"]))
     return xs, ys
 
 
@@ -64,6 +81,10 @@ def main(
     name: Annotated[str, typer.Option("--set", help="the answer set (with matches.jsonl)")],
     gold: Annotated[list[Path] | None, typer.Option("--gold", help="gold folders (repeat; default v1 and v2)")] = None,
     l2: Annotated[float, typer.Option("--l2", help="the L2 penalty")] = 1.0,
+    calibration: Annotated[
+        Path | None,
+        typer.Option("--calibration", help="also fit on a calibration half's labeled pairs (its tuning.jsonl)"),
+    ] = None,
     thresholds: Annotated[
         list[float] | None, typer.Option("--threshold", help="thresholds to compare on the tuning half (repeat)")
     ] = None,
@@ -76,6 +97,13 @@ def main(
         xs += fx
         ys += fy
         print(f"{folder}: {len(fy)} tuning cells, {sum(fy)} paired")
+    if calibration is not None:
+        # the calibration set's tuning half: adversarial near-misses (another number, place,
+        # polarity, order) that realistic answers rarely contain, so the model learns them too
+        fx, fy = calibration_cells(calibration)
+        xs += fx
+        ys += fy
+        print(f"{calibration}: {len(fy)} pairs, {sum(fy)} the same fact")
     x, y = np.array(xs), np.array(ys, dtype=float)
     w = fit(x, y, l2)
     p = 1.0 / (1.0 + np.exp(-(x @ w)))

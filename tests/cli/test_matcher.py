@@ -69,7 +69,7 @@ def test_edited_pairs_are_refused(tmp_path: Path) -> None:
     assert "The calibration set is frozen" in result.output
 
 
-@pytest.mark.parametrize("matcher", [None, "keyed-dice@3", "fact-cover@1"])
+@pytest.mark.parametrize("matcher", [None, "keyed-dice@3", "fact-cover@1", "fact-cover-lr@1"])
 def test_held_out_figures_logged_with_every_run_are_the_calibrate_output(matcher: str | None) -> None:
     """The figures a run logs as params (scoring._registry.HELDOUT_FIGURES) are what calibrate prints now."""
     code, output = _calibrate(*(["--matcher", matcher] if matcher else []))
