@@ -101,9 +101,10 @@ def main(
                 da, db = canonical(ra[cid]), canonical(rb[cid])
                 if da == db:
                     decision, how = da, "agreed"
+                elif cid not in adjudicated:
+                    counts["awaiting adjudication"] = counts.get("awaiting adjudication", 0) + 1
+                    continue  # not decided yet: fails closed, like an unreviewed conversation
                 else:
-                    if cid not in adjudicated:
-                        raise SystemExit(f"{cid}: the reviewers disagree and {adjudication} has no decision")
                     decision, how = canonical(adjudicated[cid]), "adjudicated"
                 counts[how] += 1
                 row = {
