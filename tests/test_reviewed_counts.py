@@ -12,7 +12,7 @@ import pytest
 
 from extraction_eval import Mode, RunOptions, run_eval
 
-from .conftest import REPO, copy_gold
+from .conftest import REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
 from reviewed_counts import differences, reviewed_metrics
@@ -69,13 +69,21 @@ def test_differences_name_each_metric() -> None:
 
 
 def test_the_reviewed_matcher_reproduces_the_counted_numbers(tmp_path: Path, local_store: str) -> None:
-    """The committed realistic set of gold v1 under `--matcher reviewed`: every metric the script
-    counts from the decisions, the run logs the same (what CI's gate-realistic job checks)."""
-    folder = REPO / "gold" / "v1" / "answers" / "blind-a"
-    if not (folder / "matches.jsonl").is_file():
-        pytest.fail(f"{folder}/matches.jsonl is missing: the realistic set has no reviewed decisions")
-    gold = copy_gold(REPO / "gold" / "v1", tmp_path / "gold" / "v1", oracle=False)
+    """The committed realistic set: the conversations gold v2's reviewers have decided
+    (scripts/answer_subset.py), run under `--matcher reviewed`, log every metric the script
+    counts from the decisions alone."""
+    import subprocess
+
+    if not (REPO / "gold" / "v2" / "answers" / "blind-a" / "matches.jsonl").is_file():
+        pytest.fail("gold/v2/answers/blind-a/matches.jsonl is missing: the realistic set has no reviewed decisions")
+    gold = tmp_path / "gold" / "v2-reviewed"
+    subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "answer_subset.py"), "--gold", str(REPO / "gold" / "v2"),
+         "--set", "blind-a", "--out", str(gold)],
+        check=True, capture_output=True, cwd=tmp_path,
+    )  # fmt: skip
     result = run_eval(Mode.CASSETTE, gold, tmp_path / "out", options=RunOptions(answers="blind-a", matcher="reviewed"))
+    folder = gold / "answers" / "blind-a"
 
     def rows(path: Path) -> list[dict]:
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -84,4 +92,5 @@ def test_the_reviewed_matcher_reproduces_the_counted_numbers(tmp_path: Path, loc
         rows(gold / "expected_memories.jsonl"), rows(folder / "answers.jsonl"), rows(folder / "matches.jsonl")
     )
     assert differences(counted, result.metrics) == []
+    assert counted["counts/matched"] == 262.0  # the two reviewers' pairs on share v2f
     assert counted["macro/recall"] < 1.0  # realistic answers: not the oracle's perfect score
