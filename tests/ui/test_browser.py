@@ -45,6 +45,7 @@ import time
 import urllib.parse
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -274,16 +275,22 @@ class Browser:
 
 @pytest.fixture
 def browser(chromium: str, two_runs: Runs) -> Iterator[Browser]:
+    with open_browser(chromium, two_runs.server.uri, two_runs.dropped / "screenshots") as opened:
+        yield opened
+
+
+@contextmanager
+def open_browser(chromium: str, base: str, shots: Path) -> Iterator[Browser]:
+    """Headless Chromium on one page of the UI at ``base``, its screenshots going to ``shots``."""
     from playwright.sync_api import sync_playwright
 
-    shots = two_runs.dropped / "screenshots"
     shots.mkdir()
     with sync_playwright() as pw:
         chrome = pw.chromium.launch(executable_path=chromium, headless=True)
         try:
             page = chrome.new_page(viewport=VIEWPORT)
             page.set_default_timeout(TIMEOUT_MS)
-            yield Browser(page, two_runs.server.uri, shots)
+            yield Browser(page, base, shots)
         finally:
             chrome.close()
 

@@ -46,6 +46,7 @@ from .test_browser import (  # noqa: F401 - chromium and screenshots_copy are fi
     Browser,
     _small_png,
     chromium,
+    open_browser,
     screenshots_copy,
 )
 
@@ -98,18 +99,8 @@ def gated(chromium: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
 
 @pytest.fixture
 def browser(chromium: str, gated: Gated) -> Iterator[Browser]:  # noqa: F811
-    from playwright.sync_api import sync_playwright
-
-    shots = gated.out / "screenshots"
-    shots.mkdir()
-    with sync_playwright() as pw:
-        chrome = pw.chromium.launch(executable_path=chromium, headless=True)
-        try:
-            page = chrome.new_page(viewport=VIEWPORT)
-            page.set_default_timeout(TIMEOUT_MS)
-            yield Browser(page, gated.server.uri, shots)
-        finally:
-            chrome.close()
+    with open_browser(chromium, gated.server.uri, gated.out / "screenshots") as opened:
+        yield opened
 
 
 def _filter_missed(page: Any) -> None:
