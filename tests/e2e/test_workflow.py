@@ -249,3 +249,45 @@ def test_the_gate_job_runs_green_on_the_team_server(team_server: TeamServer, tmp
         base_sha=base_sha,
     )
     assert "openai: kept version 1" in again[1][1]
+
+
+@pytest.mark.slow
+def test_the_realistic_set_job_reproduces_the_reviewers_and_passes_its_gate(tmp_path: Path) -> None:
+    """Issue 23, point 7: the realistic answer set of gold v1, scored with the reviewers' decisions,
+    reproduces their numbers (scripts/reviewed_counts.py, which counts them without the scorer) and
+    passes the gate against its own baseline, which is those numbers, not 1.0."""
+    tree = _working_tree_copy(tmp_path / "tree")
+    base_sha = git(tree, "rev-parse", "HEAD").strip()
+    bin_dir = Path(sys.executable).parent
+    runner_temp = tmp_path / "runner"
+    runner_temp.mkdir()
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "CI": "true",
+        "RUNNER_TEMP": str(runner_temp),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+    }
+    env.pop("MLFLOW_TRACKING_URI", None)
+    ran = dict(_run_job("gate-realistic", tree, env, skip=("Install",), context={}, base_sha=base_sha))
+    assert list(ran) == [
+        "A fresh tracking store for the realistic set",
+        "Register the realistic set's baseline from the base revision",
+        "Cassette eval (realistic set, reviewed matching)",
+        "The run reproduces the reviewers' numbers",
+        "Regression gate (realistic set)",
+    ]
+    assert "openai: replayed version 1" in ran["Register the realistic set's baseline from the base revision"]
+    assert "alias baseline-v1-hand-written" in ran["Register the realistic set's baseline from the base revision"]
+    assert "reproduces the reviewers' numbers" in ran["The run reproduces the reviewers' numbers"]
+    gate = json.loads((tree / "output" / "realistic" / "gate.json").read_text())
+    assert gate["verdict"] == "pass"
+    rows = {row["metric"]: row for row in gate["rows"]}
+    reviewed = json.loads((tree / "gold/v1/answers/blind-a/baseline_results.json").read_text())
+    block = reviewed["providers"]["openai"]
+    assert block["matcher"] == "reviewed@1" and block["cassette_kind"] == "hand_written_blind"
+    assert block["metrics"]["macro/recall"] < 1.0  # realistic: the bar is not the oracle's 1.0
+    for key, value in block["metrics"].items():
+        assert rows[key]["baseline"] == pytest.approx(value, abs=1e-12)
+    summary = (tmp_path / "summary.md").read_text()
+    assert "HAND-WRITTEN answers" in summary
