@@ -85,7 +85,9 @@ def test_the_reviewed_matcher_reproduces_gold_v1s_reviewers(tmp_path: Path, loca
     assert differences(counted, result.metrics) == []
     # the reviewers' 128 pairs of 130 gold rows and 163 answer memories (agreement-v1/agreement.json)
     assert (counted["counts/matched"], counted["counts/expected"], counted["counts/predicted"]) == (128, 130, 163)
-    assert counted["micro/recall"] == pytest.approx(128 / 130) and counted["micro/precision"] == pytest.approx(128 / 163)
+    assert counted["micro/recall"] == pytest.approx(128 / 130) and counted["micro/precision"] == pytest.approx(
+        128 / 163
+    )
 
 
 def test_the_reviewed_matcher_reproduces_gold_v2s_decided_share(tmp_path: Path, local_store: str) -> None:
