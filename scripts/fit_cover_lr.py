@@ -1,6 +1,6 @@
 """Fit fact-cover-lr's weights on the tuning half of realistic answer sets (docs/matcher.md).
 
-    python scripts/fit_cover_lr.py --set blind-a [--gold gold/v1 --gold gold/v2] [--l2 1.0]
+    python scripts/fit_cover_lr.py --set blind-a [--gold gold/v1 --gold gold/v2] [--l2 1.0] [--version 2]
 
 Every (gold row, answer memory) cell of every tuning-half conversation is one example: label 1
 when the reviewers paired them (matches.jsonl), else 0. The model is an L2-regularised logistic
@@ -19,14 +19,14 @@ import numpy as np
 import typer
 
 from extraction_eval._entry import run_entry
-from extraction_eval.scoring._cover_lr import _FC, FEATURES, conflicting, features
+from extraction_eval.scoring._cover_lr import _FC, FEATURES, features, refused
 
 
 def _rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def cells(gold: Path, name: str) -> tuple[list[tuple[float, ...]], list[int]]:
+def cells(gold: Path, name: str, version: str = "1") -> tuple[list[tuple[float, ...]], list[int]]:
     """The tuning half's examples of one gold folder."""
     tuning = set(json.loads((gold / "answers" / "halves.json").read_text())["tuning"])
     expected: dict[str, list[dict]] = {}
@@ -40,21 +40,21 @@ def cells(gold: Path, name: str) -> tuple[list[tuple[float, ...]], list[int]]:
         for g in expected.get(cid, []):
             for k, memory in enumerate(answers[cid], 1):
                 _, rule = _FC.explain(g["content"], memory["content"])
-                if conflicting(rule, memory["content"]):
+                if refused(g["content"], memory["content"], rule, version):
                     continue  # refused outright, whatever the weights: not the model's to learn
                 xs.append(features(g["content"], memory["content"]))
                 ys.append(int((g["memory_id"], f"A{k}") in paired))
     return xs, ys
 
 
-def calibration_cells(path: Path) -> tuple[list[tuple[float, ...]], list[int]]:
+def calibration_cells(path: Path, version: str = "1") -> tuple[list[tuple[float, ...]], list[int]]:
     """The calibration pairs of one half (never the held-out half's file)."""
     if path.name != "tuning.jsonl":
         raise SystemExit(f"{path}: only the calibration set's tuning half may be fitted on")
     xs, ys = [], []
     for row in _rows(path):
         _, rule = _FC.explain(row["gold"], row["candidate"])
-        if conflicting(rule, row["candidate"]):
+        if refused(row["gold"], row["candidate"], rule, version):
             continue
         xs.append(features(row["gold"], row["candidate"]))
         ys.append(int(row["same_fact"]))
@@ -88,19 +88,20 @@ def main(
     thresholds: Annotated[
         list[float] | None, typer.Option("--threshold", help="thresholds to compare on the tuning half (repeat)")
     ] = None,
+    version: Annotated[str, typer.Option("--version", help="fact-cover-lr's version: its outright refusals")] = "1",
 ) -> None:
     thresholds = thresholds or [0.25, 0.3, 0.35, 0.4, 0.5]
     xs: list[tuple[float, ...]] = []
     ys: list[int] = []
     for folder in gold or [Path("gold/v1"), Path("gold/v2")]:
-        fx, fy = cells(folder, name)
+        fx, fy = cells(folder, name, version)
         xs += fx
         ys += fy
         print(f"{folder}: {len(fy)} tuning cells, {sum(fy)} paired")
     if calibration is not None:
         # the calibration set's tuning half: adversarial near-misses (another number, place,
         # polarity, order) that realistic answers rarely contain, so the model learns them too
-        fx, fy = calibration_cells(calibration)
+        fx, fy = calibration_cells(calibration, version)
         xs += fx
         ys += fy
         print(f"{calibration}: {len(fy)} pairs, {sum(fy)} the same fact")
@@ -120,19 +121,38 @@ def main(
     weights = tuple(round(float(v), 6) for v in w)
     print("threshold: the largest headline gap to the reviewers on the tuning half (points), per threshold")
     for threshold in thresholds:
-        gaps = [tuning_gap(folder, name, weights, threshold) for folder in gold or [Path("gold/v1"), Path("gold/v2")]]
+        gaps = [
+            tuning_gap(folder, name, weights, threshold, version)
+            for folder in gold or [Path("gold/v1"), Path("gold/v2")]
+        ]
         worst = max(g for gap in gaps for g in gap.values())
+        refusal, acceptance = calibration_tuning(weights, threshold, version)
         print(
-            f"  {threshold:.2f}: worst {100 * worst:.1f}; "
+            f"  {threshold:.2f}: calibration tuning half acceptance {acceptance:.3f}, refusal {refusal:.3f}; "
+            f"worst {100 * worst:.1f}; "
             + "; ".join(f"{k} {100 * v:.1f}" for gap in gaps for k, v in sorted(gap.items(), key=lambda kv: -kv[1])[:3])
         )
 
 
+CALIBRATION = Path(__file__).resolve().parents[1] / "gold" / "matcher-calibration" / "tuning.jsonl"
 CATEGORIES = ("factual", "procedural", "preference", "behavioral", "episodic")
 HEADLINE = ("micro/precision", "micro/recall", "macro/precision", "macro/recall", *(f"recall/{c}" for c in CATEGORIES))
 
 
-def tuning_gap(gold_dir: Path, name: str, weights: tuple[float, ...], threshold: float) -> dict[str, float]:
+def calibration_tuning(weights: tuple[float, ...], threshold: float, version: str) -> tuple[float, float]:
+    """(refusal, acceptance) on the calibration set's tuning half (never its held-out half)."""
+    from extraction_eval.scoring._cover_lr import CoverLogisticMatcher
+
+    m = CoverLogisticMatcher(version=version, weights=weights, threshold=threshold)
+    said = [(row["same_fact"], m.similarity(row["gold"], row["candidate"]) >= threshold) for row in _rows(CALIBRATION)]
+    same = [accepted for fact, accepted in said if fact]
+    different = [not accepted for fact, accepted in said if not fact]
+    return sum(different) / len(different), sum(same) / len(same)
+
+
+def tuning_gap(
+    gold_dir: Path, name: str, weights: tuple[float, ...], threshold: float, version: str = "1"
+) -> dict[str, float]:
     """|matcher - reviewers| per headline metric on the tuning half (what `matcher validate
     --half tuning` prints), for fact-cover-lr with these weights and threshold."""
     from extraction_eval.evaluation import build_cases
@@ -152,7 +172,9 @@ def tuning_gap(gold_dir: Path, name: str, weights: tuple[float, ...], threshold:
     answered = {c.conversation_id: by_id[c.conversation_id] for c in selected}
     cases = build_cases(gold, selected, answered)
     report = compare_matchers(
-        cases, CoverLogisticMatcher(weights=weights, threshold=threshold), reviewed_matcher(gold, selected, answered)
+        cases,
+        CoverLogisticMatcher(version=version, weights=weights, threshold=threshold),
+        reviewed_matcher(gold, selected, answered),
     )
     return {
         f"{gold.version}:{row.metric}": abs(row.difference)

@@ -49,7 +49,7 @@ def test_unknown_matcher_and_half_are_refused_with_the_choices() -> None:
     assert code == 2
     assert (
         "error: --matcher 'embedding@1' is not a known matcher; "
-        "use one of ['fact-cover-lr@1', 'fact-cover@1', 'fact-cover@2', 'keyed-dice@3'] "
+        "use one of ['fact-cover-lr@1', 'fact-cover-lr@2', 'fact-cover@1', 'fact-cover@2', 'keyed-dice@3'] "
         "(or a bare name for its latest version: ['fact-cover', 'fact-cover-lr', 'keyed-dice'])."
     ) in output
     code, output = _calibrate("--half", "test")
@@ -69,7 +69,7 @@ def test_edited_pairs_are_refused(tmp_path: Path) -> None:
     assert "The calibration set is frozen" in result.output
 
 
-@pytest.mark.parametrize("matcher", [None, "keyed-dice@3", "fact-cover@1", "fact-cover-lr@1"])
+@pytest.mark.parametrize("matcher", [None, "keyed-dice@3", "fact-cover@1", "fact-cover-lr@1", "fact-cover-lr@2"])
 def test_held_out_figures_logged_with_every_run_are_the_calibrate_output(matcher: str | None) -> None:
     """The figures a run logs as params (scoring._registry.HELDOUT_FIGURES) are what calibrate prints now."""
     code, output = _calibrate(*(["--matcher", matcher] if matcher else []))
