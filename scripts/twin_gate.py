@@ -1,10 +1,10 @@
 """The false-alarm check: gate a reworded twin against its answer set, under a matcher and under the reviewers.
 
-    python scripts/twin_gate.py --gold gold/v2 --base blind-a --twin blind-a-twin [--matcher fact-cover@2]
+    python scripts/twin_gate.py --gold gold/v2 --base blind-a --twin blind-a-twin [--matcher fact-cover@2 ...]
 
 The twin states the same facts with the same categories, temporal kinds and supersessions in
 other words, so nothing changed but wording: a gate that fails it raises a false alarm. For each
-matcher (the one given, default the default, and `reviewed`), in a fresh SQLite store and a copy
+matcher (each one given, else the default, and `reviewed`), in a fresh SQLite store and a copy
 of the gold folder (nothing of the project's is touched): run the base set, promote it as the
 baseline, run the twin, and gate the twin with the project's own commands. Prints each verdict
 and every failing metric, and writes them to --out (default output/twin-gate/twin_gate.json).
@@ -69,12 +69,13 @@ def main(
     base: Annotated[str, typer.Option(help="the answer set that is the baseline")],
     twin: Annotated[str, typer.Option(help="its reworded twin, gated against it")],
     matcher: Annotated[
-        str | None, typer.Option(help="the matcher to check besides `reviewed` (default: default)")
+        list[str] | None,
+        typer.Option(help="a matcher to check besides `reviewed` (repeat; default: the default matcher)"),
     ] = None,
     out: Annotated[Path, typer.Option(help="where the verdicts go")] = Path("output/twin-gate/twin_gate.json"),
 ) -> None:
     results = []
-    for each in (matcher, "reviewed"):
+    for each in (*(matcher or [None]), "reviewed"):
         with tempfile.TemporaryDirectory(prefix="twin-gate-") as tmp:
             result = gate_twin(gold.resolve(), base, twin, each, Path(tmp))
         results.append(result)
@@ -82,8 +83,8 @@ def main(
         head = f"{gold.name} {base} -> {twin}, matcher {result['matcher']}"
         print(f"{head}: {verdict} (exit {result['exit_code']})")
         for row in result["failing"]:  # type: ignore[union-attr]
-            base, now, delta = row["baseline"], row["run"], row["delta"]
-            print(f"  FAIL {row['metric']}: baseline {base:.4f}, twin {now:.4f}, delta {delta:+.4f}")
+            was, now, delta = row["baseline"], row["run"], row["delta"]
+            print(f"  FAIL {row['metric']}: baseline {was:.4f}, twin {now:.4f}, delta {delta:+.4f}")
     out.parent.mkdir(parents=True, exist_ok=True)
     document = {"gold": str(gold), "base": base, "twin": twin, "results": results}
     out.write_text(json.dumps(document, indent=2) + "\n")
