@@ -161,22 +161,28 @@ def test_gate_and_quick_jobs_run_green_on_this_tree(mlflow_server: MlflowServer,
     assert (tree / "output" / "gate.md").is_file()
 
 
-@pytest.mark.slow
-def test_the_v2_gate_job_runs_green_on_this_tree(tmp_path: Path) -> None:
-    """Gold v2's cassette eval passes its own gate, in a fresh store of its own, as CI runs it."""
+def _runner_tree(tmp_path: Path) -> tuple[Path, str, dict[str, str]]:
+    """This tree committed in a fresh repository, its HEAD, and a runner's environment with a
+    fresh RUNNER_TEMP and no tracking URI (each job sets its own store)."""
     tree = _working_tree_copy(tmp_path / "tree")
     base_sha = git(tree, "rev-parse", "HEAD").strip()
-    bin_dir = Path(sys.executable).parent
     runner_temp = tmp_path / "runner"
     runner_temp.mkdir()
     env = {
         **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
         "CI": "true",
         "RUNNER_TEMP": str(runner_temp),
         "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
     }
     env.pop("MLFLOW_TRACKING_URI", None)
+    return tree, base_sha, env
+
+
+@pytest.mark.slow
+def test_the_v2_gate_job_runs_green_on_this_tree(tmp_path: Path) -> None:
+    """Gold v2's cassette eval passes its own gate, in a fresh store of its own, as CI runs it."""
+    tree, base_sha, env = _runner_tree(tmp_path)
     ran = _run_job("gate-v2", tree, env, skip=("Install",), context={}, base_sha=base_sha)
     assert [name for name, _ in ran] == [
         "A fresh tracking store for v2",
@@ -185,7 +191,7 @@ def test_the_v2_gate_job_runs_green_on_this_tree(tmp_path: Path) -> None:
         "Regression gate (v2)",
         "Oracle gate (v2)",
     ]
-    assert (runner_temp / "mlflow-v2.db").is_file()
+    assert (tmp_path / "runner" / "mlflow-v2.db").is_file()
     summary = (tmp_path / "summary.md").read_text()
     assert "## extraction-eval regression gate: PASS" in summary
     gate = json.loads((tree / "output" / "v2" / "gate.json").read_text())
@@ -256,19 +262,7 @@ def test_the_realistic_set_job_reproduces_the_reviewers_and_passes_its_gate(tmp_
     """Issue 23, point 7: the realistic answer set of gold v1, scored with the reviewers' decisions,
     reproduces their numbers (scripts/reviewed_counts.py, which counts them without the scorer) and
     passes the gate against its own baseline, which is those numbers, not 1.0."""
-    tree = _working_tree_copy(tmp_path / "tree")
-    base_sha = git(tree, "rev-parse", "HEAD").strip()
-    bin_dir = Path(sys.executable).parent
-    runner_temp = tmp_path / "runner"
-    runner_temp.mkdir()
-    env = {
-        **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-        "CI": "true",
-        "RUNNER_TEMP": str(runner_temp),
-        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
-    }
-    env.pop("MLFLOW_TRACKING_URI", None)
+    tree, base_sha, env = _runner_tree(tmp_path)
     ran = dict(_run_job("gate-realistic", tree, env, skip=("Install",), context={}, base_sha=base_sha))
     assert list(ran) == [
         "A fresh tracking store for the realistic set",
