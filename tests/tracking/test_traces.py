@@ -236,3 +236,86 @@ def test_status_rationales_name_each_outcome_and_a_correct_negative_has_an_outco
     )
     t01 = next(a for a in traces["t01"].info.assessments if a.name == "status")
     assert t01.rationale == "0 of 1 expected memories matched exactly; 1 missed, 0 spurious"
+
+
+def _store_rows(db: Path, run_id: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every trace table, the run's id written as RUN, ids MLflow draws at random
+    (assessment ids, association ids) and write times left out."""
+    import sqlite3
+
+    drop = {"assessment_id", "association_id", "created_timestamp", "last_updated_timestamp", "created_time"}
+    out = {}
+    with sqlite3.connect(db) as con:
+        for table in (
+            "trace_info",
+            "trace_tags",
+            "trace_request_metadata",
+            "assessments",
+            "spans",
+            "entity_associations",
+        ):
+            cols = [r[1] for r in con.execute(f"pragma table_info({table})")]
+            keep = [i for i, c in enumerate(cols) if c not in drop]
+            rows = con.execute(f"select * from {table}").fetchall()
+            out[table] = sorted(
+                tuple(str(r[i]).replace(run_id, "RUN") if r[i] is not None else None for i in keep) for r in rows
+            )
+    return out
+
+
+def test_a_batch_in_one_transaction_stores_what_mlflow_s_own_calls_store(tmp_path: Path) -> None:
+    """The batched write (one transaction, the rows flushed once, the spans in the same
+    transaction) leaves the store's trace tables row for row as MLflow's own calls do: one
+    ``start_trace``, one ``link_prompts_to_trace`` and one ``log_spans`` per trace, each
+    committing on its own. Ids and times are made the same on both sides."""
+    import itertools
+    from contextlib import nullcontext
+    from types import SimpleNamespace
+
+    import extraction_eval.tracking._traces as traces
+    from extraction_eval.evaluation._traces import AssessmentRecord, TraceRecord
+
+    def record(i: int, failed: bool = False) -> TraceRecord:
+        return TraceRecord(
+            name=f"extract t{i:02d}",
+            conversation_id=f"t{i:02d}",
+            inputs={"conversation_id": f"t{i:02d}", "turns": [{"role": "user", "content": f"Ich heiße Jörg {i}."}]},
+            outputs={"memories": [{"content": f"User is called Jörg {i}.", "categories": ["factual"]}]},
+            assessments=(
+                AssessmentRecord("expected_memories", [{"memory_id": f"t{i:02d}-m1"}], "", {}, expectation=True),
+                AssessmentRecord("status", "all_matched", "1 of 1", {"conversation_id": f"t{i:02d}"}),
+                AssessmentRecord("recall", 1.0, "1 of 1", {}),
+            ),
+            latency_s=0.25 * i,
+            failed=failed,
+        )
+
+    records = [record(i, failed=i == 3) for i in range(1, 6)]
+    context = traces.TraceContext(scorer="fact-cover@2", gold="v9", prompt=("extraction-system-prompt", "1"))
+
+    def log(where: str, batched: bool) -> dict[str, list[tuple[Any, ...]]]:
+        counter = itertools.count()
+        uri = f"sqlite:///{tmp_path / where}.db"
+        client = MlflowClient(uri)
+        experiment_id = client.create_experiment("traces", artifact_location=str(tmp_path / "artifacts"))
+        run_id = client.create_run(experiment_id).info.run_id
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(traces, "BATCH", 2)  # three batches, the last one short
+            patch.setattr(traces, "os", SimpleNamespace(urandom=lambda n: next(counter).to_bytes(n, "big")))
+            patch.setattr(traces, "time", SimpleNamespace(time_ns=lambda: 1_700_000_000_000_000_000))
+            if not batched:  # MLflow's own calls, one trace at a time
+                patch.setattr(traces, "_one_transaction", lambda _store: nullcontext())
+            traces.log_traces(client, uri, experiment_id, run_id, records, context)
+        assert len(client.search_traces(locations=[experiment_id], run_id=run_id, max_results=10)) == 5
+        return _store_rows(tmp_path / f"{where}.db", run_id)
+
+    batched, one_by_one = log("batched", True), log("one-by-one", False)
+    assert {table: len(rows) for table, rows in batched.items()} == {
+        "trace_info": 5,
+        "trace_tags": 5 * 4,  # name, conversation_id, linked prompts, artifact location
+        "trace_request_metadata": 5 * 3,  # source run, schema version, finalized
+        "assessments": 5 * 3,
+        "spans": 5,
+        "entity_associations": 5 * 2,  # trace -> prompt version, trace -> run
+    }
+    assert batched == one_by_one
