@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from ..gold import Conversation
 from ..scoring import ConversationScore, Matcher, Memory, conversation_status
@@ -239,6 +239,84 @@ def rate_assessments(score: ConversationScore) -> tuple[AssessmentRecord, ...]:
     )
 
 
+def _record(
+    score: ConversationScore,
+    conversation: Conversation,
+    latency: float | None,
+    sample: int,
+    repeated: bool,
+    matcher: Matcher,
+) -> TraceRecord:
+    cid = score.conversation_id
+    status = conversation_status(score).value
+    failure = score.failure
+    outputs: dict[str, Any] = {"memories": [m.to_json() for m in score.predictions]}
+    if failure is not None:
+        outputs["failure"] = {"reason": failure.reason.value, "detail": failure.detail}
+    inputs: dict[str, Any] = {
+        "conversation_id": cid,
+        "session_date": conversation.session_date,
+        "turns": [{"role": t.role, "content": t.content} for t in conversation.turns],
+    }
+    if repeated:
+        inputs["sample"] = sample
+    status_assessment = AssessmentRecord(STATUS_ASSESSMENT, status, status_rationale(score), {"conversation_id": cid})
+    return TraceRecord(
+        name=f"{cid}#{sample}" if repeated else cid,
+        conversation_id=cid,
+        inputs=inputs,
+        outputs=outputs,
+        assessments=(
+            expectation(score),
+            status_assessment,
+            *rate_assessments(score),
+            *memory_assessments(score, matcher),
+        ),
+        latency_s=latency or 0.0,
+        failed=failure is not None,
+    )
+
+
+class TraceRecords(Sequence[TraceRecord]):
+    """One record per scored conversation (per sample under ``--repeat``), in gold order, each
+    built when it is asked for: ``log_traces`` takes them a batch at a time, so a run never holds
+    every trace's payload (its inputs, outputs and assessments) at once, only one batch's
+    (docs/benchmarks.md, section 7). Indexing twice builds two equal records."""
+
+    def __init__(
+        self,
+        scores: Sequence[ConversationScore],
+        conversations: Mapping[str, Conversation],
+        latencies: Sequence[float | None],
+        matcher: Matcher,
+        samples: Sequence[int] = (),
+    ):
+        samples = samples or (0,) * len(scores)
+        if not len(scores) == len(latencies) == len(samples):
+            raise ValueError(f"{len(scores)} scores, {len(latencies)} latencies, {len(samples)} samples")
+        self._scores, self._conversations, self._latencies = scores, conversations, latencies
+        self._matcher, self._samples, self._repeated = matcher, samples, any(samples)
+
+    def __len__(self) -> int:
+        return len(self._scores)
+
+    def _one(self, index: int) -> TraceRecord:
+        score = self._scores[index]
+        conversation = self._conversations[score.conversation_id]
+        return _record(score, conversation, self._latencies[index], self._samples[index], self._repeated, self._matcher)
+
+    @overload
+    def __getitem__(self, index: int) -> TraceRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[TraceRecord]: ...
+    def __getitem__(self, index: int | slice) -> TraceRecord | list[TraceRecord]:
+        if isinstance(index, slice):
+            return [self._one(i) for i in range(*index.indices(len(self)))]
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        return self._one(index % len(self))
+
+
 def trace_records(
     scores: Sequence[ConversationScore],
     conversations: Mapping[str, Conversation],
@@ -246,55 +324,19 @@ def trace_records(
     matcher: Matcher,
     samples: Sequence[int] = (),
 ) -> list[TraceRecord]:
-    """One record per scored conversation (per sample under ``--repeat``), in gold order."""
-    samples = samples or (0,) * len(scores)
-    repeated = any(samples)
-    records = []
-    for score, latency, sample in zip(scores, latencies, samples, strict=True):
-        cid = score.conversation_id
-        conversation = conversations[cid]
-        status = conversation_status(score).value
-        failure = score.failure
-        outputs: dict[str, Any] = {"memories": [m.to_json() for m in score.predictions]}
-        if failure is not None:
-            outputs["failure"] = {"reason": failure.reason.value, "detail": failure.detail}
-        inputs: dict[str, Any] = {
-            "conversation_id": cid,
-            "session_date": conversation.session_date,
-            "turns": [{"role": t.role, "content": t.content} for t in conversation.turns],
-        }
-        if repeated:
-            inputs["sample"] = sample
-        status_assessment = AssessmentRecord(
-            STATUS_ASSESSMENT, status, status_rationale(score), {"conversation_id": cid}
-        )
-        records.append(
-            TraceRecord(
-                name=f"{cid}#{sample}" if repeated else cid,
-                conversation_id=cid,
-                inputs=inputs,
-                outputs=outputs,
-                assessments=(
-                    expectation(score),
-                    status_assessment,
-                    *rate_assessments(score),
-                    *memory_assessments(score, matcher),
-                ),
-                latency_s=latency or 0.0,
-                failed=failure is not None,
-            )
-        )
-    return records
+    """One record per scored conversation (per sample under ``--repeat``), in gold order, all
+    built at once (``TraceRecords`` builds them as they are asked for)."""
+    return list(TraceRecords(scores, conversations, latencies, matcher, samples))
 
 
 def run_traces(
     scored: ScoredRun, selected: Sequence[Conversation], matcher: Matcher, *, enabled: bool
-) -> tuple[list[TraceRecord], str]:
-    """A run's traces (``trace_records`` of every scored conversation) and the value of its
-    ``traces`` tag: their number, or none and ``"off"`` under ``--no-traces``."""
+) -> tuple[Sequence[TraceRecord], str]:
+    """A run's traces (``TraceRecords`` of every scored conversation, each built when logged) and
+    the value of its ``traces`` tag: their number, or none and ``"off"`` under ``--no-traces``."""
     if not enabled:
         return [], "off"
-    records = trace_records(
+    records = TraceRecords(
         scored.report.conversations,
         {c.conversation_id: c for c in selected},
         [a.latency_s for a in scored.answers],
