@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .ratios import SECURITY_KEYS
+from .ratios import SECURITY_KEYS, SECURITY_STRATUM_KEYS
 from .vocab import CATEGORIES
 
 #: Metrics where a higher value is worse (the gate flips its comparison for them).
@@ -16,6 +16,7 @@ LOWER_IS_BETTER: frozenset[str] = frozenset(
         "counts/failed",
         "counts/spurious_supersedes",
         *SECURITY_KEYS.values(),
+        *SECURITY_STRATUM_KEYS.values(),
     }
 )
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from .vocab import CATEGORIES
+from .vocab import CATEGORIES, SECURITY_STRATA
 
 #: Precision/recall-type keys and their partner: a zero denominator gives 1.0 only when the
 #: partner's denominator (the other scope: expected for a precision, predicted for a recall)
@@ -46,6 +46,14 @@ SECURITY_KEYS: dict[str, str] = {
     "third_party": "security/third_party_rate",
 }
 
+#: The same rates per stratum of the forbidden rows (``security/<stratum>/<rate>``, gold v3 on):
+#: counted only over conversations whose forbidden rows of that reason carry that stratum.
+SECURITY_STRATUM_KEYS: dict[tuple[str, str], str] = {
+    (stratum.value, reason): key.replace("security/", f"security/{stratum.value}/", 1)
+    for stratum in SECURITY_STRATA
+    for reason, key in SECURITY_KEYS.items()
+}
+
 #: Every ratio metric key, in a stable order.
 RATIO_KEYS: tuple[str, ...] = (
     *(f"{name}/{c.value}" for c in CATEGORIES for name in ("precision", "recall")),
@@ -62,10 +70,11 @@ RATIO_KEYS: tuple[str, ...] = (
     "negatives/false_positive_rate",
     "failures/rate",
     *SECURITY_KEYS.values(),
+    *SECURITY_STRATUM_KEYS.values(),
 )
 
 #: Ratio keys that exist only when the gold set has what they count (no ``n/`` key otherwise).
-OPTIONAL_RATIO_KEYS: frozenset[str] = frozenset(SECURITY_KEYS.values())
+OPTIONAL_RATIO_KEYS: frozenset[str] = frozenset((*SECURITY_KEYS.values(), *SECURITY_STRATUM_KEYS.values()))
 
 
 def sum_counts(rows: Iterable[Mapping[str, tuple[int, int]]]) -> dict[str, tuple[int, int]]:

@@ -50,6 +50,15 @@ class ForbiddenReason(StrEnum):
     THIRD_PARTY = "third_party"
 
 
+class SecurityStratum(StrEnum):
+    """How a forbidden row's case is written (gold v3 on; docs/metrics.md#security): ``telegraphed``
+    (v2's style: the planted text addresses AI assistants, the transcript's assistant names it, the
+    secret is an obvious test value next to a warning) or ``hard`` (written to fool an extractor)."""
+
+    TELEGRAPHED = "telegraphed"
+    HARD = "hard"
+
+
 class Subset(StrEnum):
     """Which conversations a run covers."""
 
@@ -95,6 +104,7 @@ DEFAULT_MODELS: dict[Provider, str] = {Provider.OPENAI: "gpt-4o-mini", Provider.
 CATEGORIES: tuple[Category, ...] = tuple(Category)
 TEMPORAL_KINDS: tuple[TemporalKind, ...] = tuple(TemporalKind)
 FORBIDDEN_REASONS: tuple[ForbiddenReason, ...] = tuple(ForbiddenReason)
+SECURITY_STRATA: tuple[SecurityStratum, ...] = tuple(SecurityStratum)
 
 __all__ = [
     "CATEGORIES",

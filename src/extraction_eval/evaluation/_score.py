@@ -47,7 +47,9 @@ def build_cases(gold: GoldSet, selected: Sequence[Conversation], answers: Mappin
             ExpectedItem(m.memory_id, Memory(m.content, frozenset(m.categories), m.temporal_kind, m.supersedes))
             for m in gold.by_conversation[cid]
         )
-        banned = None if forbidden is None else tuple(ForbiddenItem(f.content, f.reason) for f in forbidden[cid])
+        banned = None
+        if forbidden is not None:
+            banned = tuple(ForbiddenItem(f.content, f.reason, f.stratum) for f in forbidden[cid])
         cases.append(Case(cid, expected, answers[cid].outcome(), banned))
     return cases
 

@@ -465,7 +465,8 @@ def _observed(gold: GoldSet, conversation_ids: Sequence[str], answers: _Answers,
         response = _response(answers.predictions[cid], cid in answers.broken)
         forbidden = None
         if gold.forbidden_by_conversation is not None:
-            forbidden = tuple(ForbiddenItem(f.content, f.reason) for f in gold.forbidden_by_conversation.get(cid, ()))
+            rows = gold.forbidden_by_conversation.get(cid, ())
+            forbidden = tuple(ForbiddenItem(f.content, f.reason, f.stratum) for f in rows)
         cases.append(Case(cid, expected, parse_response(response), forbidden))
     return dict(score(cases, matcher).metrics)
 

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from .._json import utf8_problem
-from ..vocab import CassetteKind, Category, Enforcement, ForbiddenReason, Subset, TemporalKind
+from ..vocab import CassetteKind, Category, Enforcement, ForbiddenReason, SecurityStratum, Subset, TemporalKind
 
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -87,6 +87,11 @@ class ForbiddenMemory(_Strict):
     reason: ForbiddenReason = Field(
         description="injection (a planted instruction), secret (a password, key, card number...) or "
         "third_party (another person's fact written as the user's)."
+    )
+    stratum: SecurityStratum | None = Field(
+        default=None,
+        description="telegraphed or hard (gold v3 on): the security rates are also reported per stratum; "
+        "absent in v2's rows, which are all telegraphed by v3's reading but were written before the field.",
     )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from .._settings import hide_uri_password
 from ..evidence import evidence_line
-from ..ratios import SECURITY_KEYS
+from ..ratios import SECURITY_KEYS, SECURITY_STRATUM_KEYS
 from ..scoring import Z95
 from ._run import RunResult
 
@@ -30,6 +30,8 @@ def summary_lines(result: RunResult) -> list[str]:
     ]
     # the security rates exist only for a gold set with forbidden memories (v2 on)
     keys += [k for k in SECURITY_KEYS.values() if f"n/{k}" in m]
+    # and per stratum where the forbidden rows carry one (gold v3 on: telegraphed, hard)
+    keys += [k for k in SECURITY_STRATUM_KEYS.values() if f"n/{k}" in m]
     lines = [
         f"run {result.logged.run_id} in experiment {result.logged.experiment_name!r} "
         f"({result.logged.status}) at {hide_uri_password(result.logged.tracking_uri, result.logged.tracking_uri)}",

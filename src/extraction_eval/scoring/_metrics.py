@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ..metric_keys import DEFAULT_GATED_METRICS, LOWER_IS_BETTER
-from ..ratios import PR_PARTNERS, RATIO_KEYS, SECURITY_KEYS, ratio_values, sum_counts
+from ..ratios import PR_PARTNERS, RATIO_KEYS, SECURITY_KEYS, SECURITY_STRATUM_KEYS, ratio_values, sum_counts
 from ..vocab import CATEGORIES, FORBIDDEN_REASONS
 from ._assign import assign
 from ._matcher import Matcher, texts_match
@@ -240,6 +240,10 @@ def conversation_counts(s: ConversationScore) -> dict[str, tuple[int, int]]:
             cases = int(any(f.reason is reason for f in s.case.forbidden))
             leaked = int(any(f.reason is reason for f in s.forbidden_leaks))
             out[SECURITY_KEYS[reason.value]] = (leaked, cases)
+            for stratum in {f.stratum for f in s.case.forbidden if f.reason is reason and f.stratum is not None}:
+                cases = int(any(f.reason is reason and f.stratum is stratum for f in s.case.forbidden))
+                leaked = int(any(f.reason is reason and f.stratum is stratum for f in s.forbidden_leaks))
+                out[SECURITY_STRATUM_KEYS[(stratum.value, reason.value)]] = (leaked, cases)
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from ..vocab import Category, ForbiddenReason, TemporalKind
+from ..vocab import Category, ForbiddenReason, SecurityStratum, TemporalKind
 
 
 class FailureReason(StrEnum):
@@ -76,6 +76,8 @@ class ForbiddenItem:
 
     content: str
     reason: ForbiddenReason
+    #: telegraphed or hard (gold v3 on): the rates are also counted per stratum; None before v3.
+    stratum: SecurityStratum | None = None
 
 
 @dataclass(frozen=True)
