@@ -14,6 +14,7 @@ from ..tracking._reader import TrackedRun
 from ..tracking._stored import get_run, read_stored
 from ._flips import RECALL_KEYS, Flip, flips, parse_rows, render_flips
 from ._paired import PER_CONVERSATION_FILE
+from ._shared import errata_between, render_shared, restrict, shared_recall, shared_view
 
 #: How many unshared conversation ids a diff lists (it says how many there are).
 SHOWN_IDS = 20
@@ -54,17 +55,32 @@ def diff_runs(run_a: str, run_b: str, folders: tuple[Path, ...] = ()) -> tuple[l
             f"{len(rows_b)} conversations) share no conversation, so nothing can flip between them; diff two runs "
             "of the same gold version."
         )
-    found = flips(rows_a, rows_b, _matcher(a), _matcher(b), RECALL_KEYS)
     only_a, only_b = sorted(set(rows_a) - shared), sorted(set(rows_b) - shared)
+    n_a, n_b = len(rows_a), len(rows_b)
+    across: list[str] = []
+    if version_a != version_b:
+        # two gold versions: only the rows they share (no erratum, the same fields) are compared
+        try:
+            folders_of = {v: project_root() / "gold" / v for v in (version_a, version_b)}
+            errata = errata_between(version_a, version_b, folders_of)
+        except ValueError as exc:
+            raise CannotEvaluate(f"{exc}; fix the errata file, or diff two runs of the same gold version.") from None
+        view = shared_view(rows_a, rows_b, errata)
+        recall_a, recall_b = shared_recall(rows_a, view), shared_recall(rows_b, view)
+        rows_a, rows_b = restrict(rows_a, view), restrict(rows_b, view)
+        across = ["", *render_shared(view, recall_a, recall_b, f"A (gold {version_a})", f"B (gold {version_b})")]
+    found = flips(rows_a, rows_b, _matcher(a), _matcher(b), RECALL_KEYS)
     versions = f"gold {version_a}" if version_a == version_b else f"gold {version_a} → gold {version_b}"
     lines = [
         f"## extraction-eval diff: A `{run_a}` ({a.tags.get(TAG_MATCHER, '?')}) → B `{run_b}` "
         f"({b.tags.get(TAG_MATCHER, '?')})",
         "",
-        f"{versions}: the runs share {len(shared)} conversation(s) (A has {len(rows_a)}, B has {len(rows_b)}); "
-        f"{len(found)} flip(s) over the recall metrics on the shared ones (lost: matched in A, unmatched in B; "
+        f"{versions}: the runs share {len(shared)} conversation(s) (A has {n_a}, B has {n_b}); {len(found)} "
+        f"flip(s) over the recall metrics on the shared ones{' (their shared rows only)' if across else ''} "
+        "(lost: matched in A, unmatched in B; "
         "gained: the reverse). On the unmatched side the nearest prediction is shown with the rule that refused it.",
     ]
+    lines += across
     for label, only in (("A", only_a), ("B", only_b)):
         if only:
             shown = only[:SHOWN_IDS]

@@ -425,6 +425,66 @@ def drop_lines(reader: TrackingReader, result: GateResult, output_dir: Path) -> 
     return lines + render_flips(lost, "baseline", "run")
 
 
+def earlier_version_lines(reader: TrackingReader, result: GateResult, output_dir: Path) -> list[str]:
+    """For a run of a gold version built on an earlier one (its folder's ``errata.jsonl``), the run
+    against the earlier version's registered baseline on the conversations and rows the two share
+    (``_shared``). Information beside the verdict, which is always against the run's own version."""
+    run = result.run
+    if run is None:
+        return []
+    version = run.tags.get(TAG_GOLD_VERSION, "")
+    from ._shared import read_errata, render_shared, shared_recall, shared_view
+
+    try:
+        errata = read_errata(project_root() / "gold" / version)
+    except ValueError as exc:
+        return ["", f"**Against an earlier gold version:** not available: {exc}."]
+    lines: list[str] = []
+    for earlier in sorted({str(e["from_version"]) for e in errata}):
+        mine = [e for e in errata if e["from_version"] == earlier]
+        heading = [
+            "",
+            f"**Against gold {earlier}'s baseline, on what gold {version} shares with it** (not part of the "
+            f"verdict, which is against gold {version}'s own baseline; {len(mine)} erratum/errata separate the two):",
+            "",
+        ]
+        try:
+            bases = reader.baselines(earlier, hand_written=TAG_ANSWER_SET in run.tags)
+        except TrackingError as exc:
+            lines += [*heading, f"not available: {mask_secrets(str(exc))}."]
+            continue
+        base = next((b for b in bases if b.provider == run.tags.get(TAG_PROVIDER)), None)
+        base_run = None if base is None else base.run
+        if base_run is None or base_run.tags.get(TAG_RUN_KIND) == RunKind.BASELINE_SEED.value:
+            lines += [*heading, f"not available: no registered gold {earlier} baseline run of this provider here."]
+            continue
+        run_text = _run_rows_text(reader, run, output_dir)
+        base_text = reader.read_artifact(base_run, PER_CONVERSATION_FILE)
+        if run_text is None or base_text is None:
+            lines += [*heading, f"not available: no {PER_CONVERSATION_FILE} for one of the two runs."]
+            continue
+        from ._flips import parse_rows
+
+        try:
+            run_rows = parse_rows(run_text, f"run {run.run_id} {PER_CONVERSATION_FILE}")
+            base_rows = parse_rows(base_text, f"baseline run {base_run.run_id} {PER_CONVERSATION_FILE}")
+        except ValueError as exc:
+            lines += [*heading, f"not available: {exc}."]
+            continue
+        view = shared_view(base_rows, run_rows, mine)
+        if not view.conversations:
+            lines += [*heading, "none: the two runs share no conversation."]
+            continue
+        lines += heading + render_shared(
+            view,
+            shared_recall(base_rows, view),
+            shared_recall(run_rows, view),
+            f"gold {earlier} baseline `{base_run.run_id}`",
+            "this run",
+        )
+    return lines
+
+
 def _counts(
     reader: TrackingReader, result: GateResult, output_dir: Path
 ) -> tuple[RunCounts | None, RunCounts | None, str]:
@@ -477,6 +537,8 @@ def run_gate(run_id: str | None, output_dir: Path, gold_dir: Path) -> tuple[Gate
             run_counts, base_counts, why = _counts(reader, result, output_dir)
             stats = row_stats(result.rows, run_counts, base_counts, result.run.metrics, why)
             drops = drop_lines(reader, result, output_dir)
+        if result.run is not None:
+            drops += earlier_version_lines(reader, result, output_dir)
     except (TrackingError, CannotEvaluate) as exc:
         result = _cannot(mask_secrets(str(exc)))
     note = baseline_file_note(gold_dir, result.baseline)
