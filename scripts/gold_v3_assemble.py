@@ -132,6 +132,7 @@ def assemble(record: Path, v2: Path) -> tuple[list[dict], list[dict], list[dict]
         [c["conversation_id"] for c in conversations],
     )
     forbidden = [{**r, "stratum": "telegraphed"} for r in forbidden]
+    errata = [{"from_version": "v2", **e} for e in errata]  # read by diff and the gate report (gates/_shared.py)
     new = [row for w in WRITERS for row in _read(record / "writers" / w / "conversations.jsonl")]
     new_expected = [row for w in WRITERS for row in _read(record / f"gold_{w}" / "expected_memories.jsonl")]
     new_forbidden = [row for w in WRITERS for row in _read(record / f"gold_{w}" / "forbidden_memories.jsonl")]
