@@ -49,9 +49,10 @@ def _write(path: Path, rows: Sequence[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 
-def _next_id(expected: Sequence[dict[str, Any]], cid: str) -> str:
-    """The next memory id of a conversation: one past its highest (a removed row's id is never reused)."""
-    numbers = [int(r["memory_id"].rsplit("-m", 1)[1]) for r in expected if r["conversation_id"] == cid]
+def _next_id(used: set[str], cid: str) -> str:
+    """The next memory id of a conversation: one past the highest it ever had (v2's ids and the ones
+    added since), so a removed row's id is never reused."""
+    numbers = [int(m.rsplit("-m", 1)[1]) for m in used if m.rsplit("-m", 1)[0] == cid]
     return f"{cid}-m{max(numbers, default=0) + 1}"
 
 
@@ -71,6 +72,7 @@ def apply_errata(
     forbidden = [dict(r) for r in forbidden]
     applied = []
     rank = {c: i for i, c in enumerate(conversation_ids)}
+    used = {r["memory_id"] for r in expected}
     for line, e in enumerate(errata, 1):
         at = f"{where}:{line} ({e.get('id', '?')})"
         missing = [k for k in ERRATUM_KEYS if k not in e]
@@ -108,7 +110,8 @@ def apply_errata(
             if row.get("conversation_id") != cid:
                 raise SystemExit(f"{at}: the new row is for another conversation: {row!r}")
             if kind == "expected":
-                row["memory_id"] = _next_id(expected, cid)
+                row["memory_id"] = _next_id(used, cid)
+                used.add(row["memory_id"])
                 row = {k: row.get(k) for k in EXPECTED_KEYS}
                 e["memory_id"] = row["memory_id"]
                 e["new"] = row
