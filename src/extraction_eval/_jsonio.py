@@ -7,7 +7,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,13 +66,20 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     Temp file in the same folder, fsync, rename over the target, fsync the folder. The file
     gets the mode a plain ``open()`` would give it (0666 less the umask), not mkstemp's 0600.
     """
+    atomic_write_chunks(path, (data,))
+
+
+def atomic_write_chunks(path: Path, chunks: Iterable[bytes]) -> None:
+    """``atomic_write_bytes`` of the chunks' concatenation, written as they come: a large file
+    (a run's per-conversation lines at 100x gold v2) is never held whole in memory."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~current_umask())
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for chunk in chunks:
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -85,6 +92,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def atomic_write_lines(path: Path, lines: Iterable[str]) -> None:
+    """Each text line (with its newline) UTF-8 encoded and written as it comes, atomically."""
+    atomic_write_chunks(path, (line.encode("utf-8") for line in lines))
 
 
 def atomic_write_text(path: Path, text: str) -> None:

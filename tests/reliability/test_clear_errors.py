@@ -10,6 +10,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mlflow import MlflowClient
@@ -62,10 +63,10 @@ def test_a_full_disk_while_writing_the_outputs_is_exit_2_and_the_folder_is_marke
     out = tmp_path / "out"
     run_eval(Mode.SMOKE, tiny_gold, out)
 
-    def full(path: Path, text: str) -> None:
+    def full(path: Path, lines: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(_outputs, "atomic_write_text", full)
+    monkeypatch.setattr(_outputs, "atomic_write_lines", full)
     code, _, stderr = cli("run", "--mode", "smoke", "--gold", str(tiny_gold), "--output-dir", str(out))
     assert code == 2
     assert stderr.endswith(
@@ -142,6 +143,27 @@ def test_nan_in_baseline_results_is_refused_by_register_and_validate(
             f"metric 'macro/recall' is {float(value.replace('Infinity', 'inf'))!r}; a baseline metric is a finite number"
             in stdout + stderr
         )
+
+
+def test_a_streamed_write_that_fails_midway_leaves_the_old_file_whole(tmp_path: Path) -> None:
+    """atomic_write_lines writes lines as they come (a 100x run's per-conversation file is never
+    held whole); a failure after some lines leaves the previous file as it was and no temp file."""
+    from extraction_eval._jsonio import atomic_write_lines
+
+    (tmp_path / "out").mkdir()
+    target = tmp_path / "out" / "per_conversation.jsonl"
+    atomic_write_lines(target, (f"{i}\n" for i in range(3)))
+    assert target.read_text() == "0\n1\n2\n"
+
+    def lines() -> Any:
+        yield "new 0\n"
+        yield "new 1\n"
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        atomic_write_lines(target, lines())
+    assert target.read_text() == "0\n1\n2\n"
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["per_conversation.jsonl"]
 
 
 @pytest.mark.parametrize("mask", [0o022, 0o002, 0o077])

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._jsonio import atomic_write_bytes, atomic_write_text, dumps_line, write_json
+from .._jsonio import atomic_write_bytes, atomic_write_lines, dumps_line, write_json
 from .._settings import hide_uri_password
 from ..gold import MANIFEST_FILE
 from ..scoring import memory_rows, outcome_counts
@@ -87,7 +87,7 @@ def write_outputs(output_dir: Path, gold_dir: Path, scored: ScoredRun) -> RunFil
     write_json(metrics_path, dict(sorted(scored.metrics.items())))
     rows = per_conversation_rows(scored)
     per_conversation = output_dir / PER_CONVERSATION_FILE
-    atomic_write_text(per_conversation, "".join(dumps_line(r) + "\n" for r in rows))
+    atomic_write_lines(per_conversation, (dumps_line(r) + "\n" for r in rows))
     artifacts = [metrics_path, per_conversation, write_responses(output_dir, scored.answers, scored.samples)]
     # The manifest the run used, beside its numbers in the output folder too (and never
     # an older run's copy beside these numbers when this gold folder has none).

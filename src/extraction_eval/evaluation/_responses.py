@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .._exceptions import ConfigurationError
-from .._jsonio import atomic_write_text, dumps_line
+from .._jsonio import atomic_write_lines, dumps_line
 from ..providers import usage_tokens
 from ..scoring import Failure, FailureReason
 from ._answers import Answer
@@ -58,7 +58,7 @@ def write_responses(output_dir: Path, answers: Sequence[Answer], samples: Sequen
     path = output_dir / RESPONSES_FILE
     indexes = samples or (0,) * len(answers)
     rows = (dumps_line(response_row(a, s)) + "\n" for a, s in zip(answers, indexes, strict=True))
-    atomic_write_text(path, "".join(rows))
+    atomic_write_lines(path, rows)
     return path
 
 
