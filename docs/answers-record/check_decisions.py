@@ -24,8 +24,9 @@ for no, line in enumerate(open(mine, encoding="utf-8"), 1):
     if cid in seen:
         errors.append(f"line {no}: {cid} repeated")
     seen.add(cid)
-    if set(d) - {"conversation_id", "pairs", "forbidden", "stale", "note"} or not {"pairs", "forbidden", "stale"} <= set(d):
-        errors.append(f"line {no}: keys must be conversation_id, pairs, forbidden, stale, note")
+    # a reviewer's one-line reason is `note`; an adjudicator's brief calls it `why`: either is accepted
+    if set(d) - {"conversation_id", "pairs", "forbidden", "stale", "note", "why"} or not {"pairs", "forbidden", "stale"} <= set(d):
+        errors.append(f"line {no}: keys must be conversation_id, pairs, forbidden, stale, and note (or why)")
         continue
     gold, nf, na, stale = want[cid]
     ok_a = {f"A{k}" for k in range(1, na + 1)}
