@@ -37,7 +37,13 @@ def build(
     a_rows: list[dict[str, Any]],
     b_rows: list[dict[str, Any]],
     decisions: list[dict[str, Any]],
+    *,
+    merge_order: bool = False,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """With ``merge_order`` (gold v3 on), a row only B wrote is placed after the row that B's own
+    order puts before it (its nearest preceding row both wrote), not at the end: both annotators
+    number in first-mention order, so the merge keeps it (v2, built without it, has about 35
+    conversations whose rows are out of first-mention order; issue 26)."""
     by: dict[str, dict[str, list[dict[str, Any]]]] = {"A": defaultdict(list), "B": defaultdict(list)}
     forb: dict[str, dict[str, list[dict[str, Any]]]] = {"A": defaultdict(list), "B": defaultdict(list)}
     for name, rows in (("A", a_rows), ("B", b_rows)):
@@ -60,7 +66,7 @@ def build(
         pairs = match_rows([r["content"] for r in ra], [r["content"] for r in rb])
         paired_a = {i: j for i, j, _ in pairs}
         paired_b = set(paired_a.values())
-        final: list[dict[str, Any]] = []
+        placed: list[tuple[tuple[int, int, int], dict[str, Any]]] = []
         for i, row in enumerate(ra):
             if i in paired_a:
                 other = rb[paired_a[i]]
@@ -70,21 +76,25 @@ def build(
                     and (row.get("supersedes") is None) == (other.get("supersedes") is None)
                 )
                 if same:
-                    final.append(row)
+                    placed.append(((i, 0, 0), row))
                     continue
                 d = decision("field_difference", row, cid)
                 choice = {"keep_a": row, "keep_b": other}.get(d["decision"], d.get("final"))
                 if choice is not None:
-                    final.append(choice)
+                    placed.append(((i, 0, 0), choice))
             else:
                 d = decision("a_only", row, cid)
                 if d["decision"] == "keep" and d.get("final") is not None:
-                    final.append(d["final"])
+                    placed.append(((i, 0, 0), d["final"]))
+        a_of_b = {j: i for i, j in paired_a.items()}
         for j, row in enumerate(rb):
             if j not in paired_b:
                 d = decision("b_only", row, cid)
                 if d["decision"] == "keep" and d.get("final") is not None:
-                    final.append(d["final"])
+                    before = [a_of_b[k] for k in range(j) if k in a_of_b]
+                    anchor = (before[-1] if before else -1) if merge_order else len(ra)
+                    placed.append(((anchor, 1, j), d["final"]))
+        final = [row for _, row in sorted(placed, key=lambda p: p[0])]
         for k, row in enumerate(final, 1):
             out = {key: row.get(key) for key in EXPECTED_KEYS}
             out["memory_id"] = f"{cid}-m{k}"
@@ -116,9 +126,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--b", type=Path, nargs="+", required=True)
     parser.add_argument("--adjudication", type=Path, nargs="+", required=True)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--merge-order", action="store_true", help="place B-only rows in B's order (v3 on)")
     args = parser.parse_args(argv)
     ids = [row["conversation_id"] for row in read_jsonl(args.conversations)]
-    expected, forbidden = build(ids, read_jsonl(args.a), read_jsonl(args.b), read_jsonl(args.adjudication))
+    expected, forbidden = build(
+        ids, read_jsonl(args.a), read_jsonl(args.b), read_jsonl(args.adjudication), merge_order=args.merge_order
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     for name, rows in (("expected_memories.jsonl", expected), ("forbidden_memories.jsonl", forbidden)):
         with open(args.out / name, "w", encoding="utf-8") as handle:

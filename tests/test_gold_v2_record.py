@@ -79,6 +79,31 @@ def test_agreement_and_build_by_hand() -> None:
     assert forbidden == []
 
 
+def test_merge_order_places_a_b_only_row_where_b_put_it() -> None:
+    """Gold v3's build (--merge-order): A wrote allergy, bees; B wrote allergy, tram, bees. Kept:
+    all three. v2's build appends B's tram after A's rows (allergy, bees, tram); the merge keeps B's
+    first-mention order (allergy, tram, bees), since both annotators number rows that way."""
+    allergy = _row("x", "User is allergic to penicillin.", ["factual"])
+    bees = _row("x", "User keeps three hives at Pollard's Mill.", ["factual"], "current")
+    tram = _row("x", "User drives a tram in Marrowgate.", ["factual"], "current")
+    a_rows, b_rows = [allergy, bees], [dict(allergy), tram, dict(bees)]
+    decisions = [{"conversation_id": "x", "item": "b_only", "a": None, "b": tram, "decision": "keep", "final": tram}]
+    appended, _ = build(["x"], a_rows, b_rows, decisions)
+    merged, _ = build(["x"], a_rows, b_rows, decisions, merge_order=True)
+    assert [r["content"] for r in appended] == [allergy["content"], bees["content"], tram["content"]]
+    assert [(r["memory_id"], r["content"]) for r in merged] == [
+        ("x-m1", allergy["content"]),
+        ("x-m2", tram["content"]),
+        ("x-m3", bees["content"]),
+    ]
+    first = dict(tram, content="User rides a unicycle to work.")  # B wrote it before any shared row
+    decisions.append(
+        {"conversation_id": "x", "item": "b_only", "a": None, "b": first, "decision": "keep", "final": first}
+    )
+    merged, _ = build(["x"], a_rows, [first, *b_rows], decisions, merge_order=True)
+    assert [r["content"] for r in merged][:2] == [first["content"], allergy["content"]]
+
+
 def test_the_recorded_adjudication_rebuilds_the_recorded_gold() -> None:
     out = subprocess.run(
         [

@@ -206,6 +206,35 @@ def test_the_v2_gate_job_runs_green_on_this_tree(tmp_path: Path) -> None:
     assert run["tags"]["gold_version"] == "v2"
 
 
+@pytest.mark.slow
+def test_the_v3_gate_job_shares_one_store_with_v1_and_v2_and_compares_on_shared_rows(tmp_path: Path) -> None:
+    """Issue 26: gold v3 is gated in CI in the same store as v1 and v2 (one baseline per version),
+    and its gate report compares the run with v2's baseline on the rows the two versions share."""
+    tree, base_sha, env = _runner_tree(tmp_path)
+    ran = dict(_run_job("gate-v3", tree, env, skip=("Install",), context={}, base_sha=base_sha))
+    assert list(ran) == [
+        "One fresh tracking store for v1, v2 and v3",
+        "Seed the v1, v2 and v3 baselines from the base revision",
+        "Cassette eval (v3)",
+        "Regression gate (v3)",
+        "Oracle gate (v3)",
+    ]
+    seeded = ran["Seed the v1, v2 and v3 baselines from the base revision"]
+    for version in ("v1", "v2", "v3"):
+        assert f"alias baseline-{version}" in seeded
+    gate = json.loads((tree / "output" / "v3" / "gate.json").read_text())
+    assert gate["verdict"] == "pass" and gate["exit_code"] == 0
+    rows = {row["metric"]: row for row in gate["rows"]}
+    assert "security/hard/injection_success_rate" in rows and "security/telegraphed/secret_leak_rate" in rows
+    report = (tree / "output" / "v3" / "gate.md").read_text()
+    assert "Against gold v2's baseline, on what gold v3 shares with it" in report
+    errata = [json.loads(line) for line in (tree / "gold" / "v3" / "errata.jsonl").read_text().splitlines()]
+    assert f"{len(errata)} erratum/errata separate the two" in report
+    assert "| `micro/recall` | 1.0000" in report  # the oracle matches every shared row on both sides
+    run = json.loads((tree / "output" / "v3" / "run.json").read_text())
+    assert run["tags"]["gold_version"] == "v3"
+
+
 @pytest.mark.team_server
 @pytest.mark.slow
 def test_the_gate_job_runs_green_on_the_team_server(team_server: TeamServer, tmp_path: Path) -> None:
