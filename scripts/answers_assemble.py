@@ -55,6 +55,15 @@ def main(
             "the same-numbered memory of that set, checked by the twin's fidelity review)",
         ),
     ] = None,
+    carry_unchanged: Annotated[
+        Path | None,
+        typer.Option(
+            "--carry-unchanged-from",
+            help="an earlier gold version (gold/v2) whose set of the same name decided the same conversations: "
+            "a conversation whose answer, expected rows and forbidden rows are the same there keeps that "
+            "decision (gold v3's conversations from v2 that no erratum touched)",
+        ),
+    ] = None,
 ) -> None:
     written: dict[str, dict] = {}
     for spec in writer:
@@ -86,18 +95,22 @@ def main(
             continue
         if ra is None or rb is None:
             continue
+        carried = {} if carry_unchanged is None else _unchanged(folder_of_gold, carry_unchanged, name, mine)
         responses = {
             json.loads(line)["conversation_id"]: json.loads(line)["response"]
             for line in (folder / "openai_cassettes.jsonl").read_text(encoding="utf-8").splitlines()
         }
-        counts = {"agreed": 0, "adjudicated": 0}
-        both = [cid for cid in mine if cid in ra and cid in rb]
+        counts = {"agreed": 0, "adjudicated": 0, f"carried:{carry_unchanged}": len(carried)}
+        both = [cid for cid in mine if cid in carried or (cid in ra and cid in rb)]
         if len(both) < len(mine):
             # a review in progress: matches.jsonl decides only what both reviewers have decided
             # (`matcher validate --reviewed-only`); every other conversation fails closed
             print(f"{folder}: {len(mine) - len(both)} of {len(mine)} conversations not yet decided by both reviewers")
         with open(folder / MATCHES_FILE, "w", encoding="utf-8") as fh:
             for cid in both:
+                if cid in carried:
+                    fh.write(json.dumps(carried[cid], ensure_ascii=False) + "\n")
+                    continue
                 da, db = canonical(ra[cid]), canonical(rb[cid])
                 if da == db:
                     decision, how = da, "agreed"
@@ -115,6 +128,41 @@ def main(
                 }
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
         print(f"{folder / MATCHES_FILE}: {counts}")
+
+
+def _unchanged(gold: Path, earlier: Path, name: str, mine: list[str]) -> dict[str, dict]:
+    """The earlier version's decisions of the conversations that are the same here: the same answer
+    (its sha256 in the decision), the same expected rows and the same forbidden rows (a stratum aside)."""
+
+    def by_conversation(path: Path, drop: tuple[str, ...] = ()) -> dict[str, list[dict]]:
+        out: dict[str, list[dict]] = {}
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                row = json.loads(line)
+                out.setdefault(row["conversation_id"], []).append({k: v for k, v in row.items() if k not in drop})
+        return out
+
+    here_expected, then_expected = (by_conversation(g / "expected_memories.jsonl") for g in (gold, earlier))
+    here_forbidden, then_forbidden = (
+        by_conversation(g / "forbidden_memories.jsonl", ("stratum",)) for g in (gold, earlier)
+    )
+    decisions = rows(answer_set_dir(earlier, name) / MATCHES_FILE)
+    responses = {
+        json.loads(line)["conversation_id"]: json.loads(line)["response"]
+        for line in (answer_set_dir(gold, name) / "openai_cassettes.jsonl").read_text(encoding="utf-8").splitlines()
+    }
+    out = {}
+    for cid in mine:
+        d = decisions.get(cid)
+        same = (
+            d is not None
+            and d["answer_sha256"] == response_sha256(responses[cid])
+            and here_expected.get(cid) == then_expected.get(cid)
+            and here_forbidden.get(cid) == then_forbidden.get(cid)
+        )
+        if same:
+            out[cid] = {**d, "decided": f"carried:{earlier.name}"}
+    return out
 
 
 def _carry(folder: Path, gold: Path, source: str, mine: list[str]) -> None:

@@ -126,6 +126,23 @@ def apply_errata(
     return expected, forbidden, applied
 
 
+def _distinct(forbidden: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The forbidden rows less any that repeats an earlier row of its conversation once case and
+    spacing are folded (``gold validate`` refuses such a repeat, and the matcher cannot tell the two
+    apart): v3-g051's two spellings of one password, "plumtree-Okra" and "plumtree-okra", kept
+    by the adjudicator as two secret values, are one text to the scorer."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for row in forbidden:
+        key = (row["conversation_id"], " ".join(row["content"].split()).casefold())
+        if key in seen:
+            print(f"dropped a forbidden row that repeats one of its conversation: {row['content']!r}")
+            continue
+        seen.add(key)
+        out.append(row)
+    return out
+
+
 def assemble(record: Path, v2: Path) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
     conversations = _read(v2 / "conversations.jsonl")
     expected, forbidden, errata = apply_errata(
@@ -144,7 +161,7 @@ def assemble(record: Path, v2: Path) -> tuple[list[dict], list[dict], list[dict]
         new_expected, new_forbidden = apply_corrections(
             new_expected, new_forbidden, _read(corrections), [c["conversation_id"] for c in new]
         )
-    new_forbidden = [{**r, "stratum": "hard"} for r in new_forbidden]
+    new_forbidden = [{**r, "stratum": "hard"} for r in _distinct(new_forbidden)]
     return conversations + new, expected + new_expected, forbidden + new_forbidden, errata
 
 

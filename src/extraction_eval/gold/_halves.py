@@ -41,9 +41,33 @@ def split_halves(conversation_ids: Sequence[str], seed: int = HALVES_SEED) -> tu
     return [c for c in conversation_ids if c in tuning], [c for c in conversation_ids if c not in tuning]
 
 
-def halves_document(gold: GoldSet, seed: int = HALVES_SEED) -> dict[str, object]:
-    tuning, heldout = split_halves([c.conversation_id for c in gold.conversations], seed)
-    return {"gold_version": gold.version, "seed": seed, "rule": RULE, "tuning": tuning, "heldout": heldout}
+RULE_INHERITED = (
+    "the conversations of the version it inherits keep their half there; the new conversations are sorted by "
+    "sha256('<seed>:<conversation_id>') and the first ceil(n/2) of them are tuning, the rest held-out"
+)
+
+
+def halves_document(
+    gold: GoldSet, seed: int = HALVES_SEED, inherited: Halves | None = None, inherits: str | None = None
+) -> dict[str, object]:
+    """The split of ``gold``'s conversations. A version built on an earlier one (gold v3 on v2)
+    ``inherits`` its halves: a conversation held out in v2 stays held out in v3, so a matcher tuned on
+    v3's tuning half never saw v2's held-out half; only the new conversations are split by the rule."""
+    ids = [c.conversation_id for c in gold.conversations]
+    if inherited is None:
+        tuning, heldout = split_halves(ids, seed)
+        return {"gold_version": gold.version, "seed": seed, "rule": RULE, "tuning": tuning, "heldout": heldout}
+    known = set(inherited.tuning) | set(inherited.heldout)
+    new_tuning, _ = split_halves([c for c in ids if c not in known], seed)
+    chosen = (set(inherited.tuning) & set(ids)) | set(new_tuning)
+    return {
+        "gold_version": gold.version,
+        "seed": seed,
+        "rule": RULE_INHERITED,
+        "inherits": inherits,
+        "tuning": [c for c in ids if c in chosen],
+        "heldout": [c for c in ids if c not in chosen],
+    }
 
 
 @dataclass(frozen=True)
@@ -59,26 +83,43 @@ class Halves:
         return self.tuning + self.heldout
 
 
+def _pinned_file(path: Path, version: str) -> Mapping[str, object]:
+    pinned = ANSWER_HALVES.get(version)
+    actual = sha256_file(path)
+    if pinned is not None and actual != pinned:
+        raise GoldDataError(
+            f"{path}: sha256 is {actual} but gold {version!r}'s halves are pinned to {pinned} "
+            "(extraction_eval/gold/_pinned.py); the split never changes: restore it with `git checkout -- "
+            f"{path}`."
+        )
+    doc = read_json(path)
+    if not isinstance(doc, Mapping):
+        raise GoldDataError(f"{path}: not a halves document; restore it from git.")
+    return doc
+
+
 def load_halves(gold: GoldSet) -> Halves:
     """The pinned halves of ``gold``'s answer sets; a file that differs from its pin or from the
-    split's rule is refused."""
+    split's rule is refused. A version that ``inherits`` an earlier one's halves is checked against
+    that version's pinned file (``<gold>/../<earlier>/answers/halves.json``)."""
     path = Path(gold.path) / ANSWERS_DIR / HALVES_FILE
     if not path.is_file():
         raise GoldDataError(
             f"{path}: file not found; a gold version's answer sets are split into halves once "
             "(`python scripts/answer_halves.py --gold DIR`), then the file is pinned."
         )
-    pinned = ANSWER_HALVES.get(gold.version)
-    actual = sha256_file(path)
-    if pinned is not None and actual != pinned:
-        raise GoldDataError(
-            f"{path}: sha256 is {actual} but gold {gold.version!r}'s halves are pinned to {pinned} "
-            "(extraction_eval/gold/_pinned.py); the split never changes: restore it with `git checkout -- "
-            f"{path}`."
-        )
-    doc = read_json(path)
-    if not isinstance(doc, Mapping) or doc != halves_document(gold, int(doc.get("seed", HALVES_SEED))):
+    doc = _pinned_file(path, gold.version)
+    inherited = None
+    inherits = doc.get("inherits")
+    if inherits is not None:
+        earlier = Path(gold.path).resolve().parent / str(inherits) / ANSWERS_DIR / HALVES_FILE
+        if not earlier.is_file():
+            raise GoldDataError(f"{path}: inherits gold {inherits!r}'s halves, but {earlier} is not there.")
+        base = _pinned_file(earlier, str(inherits))
+        inherited = Halves(tuple(base["tuning"]), tuple(base["heldout"]))  # type: ignore[arg-type]
+    seed = int(doc.get("seed", HALVES_SEED))  # type: ignore[call-overload]
+    if doc != halves_document(gold, seed, inherited, None if inherits is None else str(inherits)):
         raise GoldDataError(
             f"{path}: not the split its rule gives for {gold.path}'s conversations; restore it from git."
         )
-    return Halves(tuple(doc["tuning"]), tuple(doc["heldout"]))
+    return Halves(tuple(doc["tuning"]), tuple(doc["heldout"]))  # type: ignore[arg-type]

@@ -24,6 +24,12 @@ PINNED_GOLD: Mapping[str, Mapping[str, str]] = {
         "expected_memories.jsonl": "278dedea5d802cca60b1d44726c0fb95868e4f6fa6f13440f1e4e9f8033f0701",
         "forbidden_memories.jsonl": "e5950e41eea402786ec8df147060e0dfc7817a6d6ea93c9077f4e2de24038cd8",
     },
+    # scripts/gold_v3_assemble.py output: v2 with its errata + the hard security slice (docs/gold-v3-record/).
+    "v3": {
+        "conversations.jsonl": "58032f8c1167cd81119c9b13eebffccfacd33256d8a8b9c6e2eb0dcd426d0a3e",
+        "expected_memories.jsonl": "1d466a613d7e2bfcb5afd36f6d876f5936b48245ca76ce506b63bdb92db2f416",
+        "forbidden_memories.jsonl": "02ed29424aaa3757a0947f56649f7d1d22f68c1791620da4c449ac9e7a35b365",
+    },
 }
 
 # The matcher calibration pairs (gold/matcher-calibration/): frozen like gold inputs; a
@@ -38,4 +44,6 @@ PINNED_CALIBRATION: Mapping[str, str] = {
 ANSWER_HALVES: Mapping[str, str] = {
     "v1": "cf5773df4250132409df5df4abe734df5d5fef73d64334fed025607a4fbf3408",
     "v2": "ad10f71290be4ed24f571ab9a5e1717aae0eb75fb9cb3f19ef405994c58e8087",
+    # v3 inherits v2's halves for v2's conversations; its 180 new ones are split by the rule
+    "v3": "e0fdbc4a24270233539447fa233cfab0f1b5b6e41a757efef62d1505b9f219c1",
 }
