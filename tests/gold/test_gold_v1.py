@@ -216,7 +216,7 @@ def test_an_edit_to_v1_fails_even_with_a_regenerated_manifest(tmp_path) -> None:
 def test_a_new_folder_adds_cases_without_touching_v1(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import shutil
 
-    v2 = tmp_path / "v3"  # a version not pinned yet (v2 is)
+    v2 = tmp_path / "v9"  # a version not pinned (v1, v2 and v3 are)
     v2.mkdir()
     for name in ("conversations.jsonl", "expected_memories.jsonl"):
         shutil.copy(V1 / name, v2 / name)
@@ -234,6 +234,6 @@ def test_a_new_folder_adds_cases_without_touching_v1(tmp_path) -> None:  # type:
     assert runner.invoke(app, ["cassettes", "oracle", "--gold", str(v2)]).exit_code == 0
     result = runner.invoke(app, ["gold", "validate", "--gold", str(v2)])
     assert result.exit_code == 0, result.output
-    assert "gold 'v3'" in result.output and "not pinned (no baseline yet)" in result.output
-    assert json.loads((v2 / "cassette_manifest.json").read_text())["gold_version"] == "v3"
+    assert "gold 'v9'" in result.output and "not pinned (no baseline yet)" in result.output
+    assert json.loads((v2 / "cassette_manifest.json").read_text())["gold_version"] == "v9"
     assert sha256_file(V1 / "conversations.jsonl") == PINNED_GOLD["v1"]["conversations.jsonl"]
