@@ -110,3 +110,29 @@ def test_the_reviewed_matcher_reproduces_gold_v2s_decided_share(tmp_path: Path, 
     assert differences(counted, result.metrics) == []
     assert counted["counts/matched"] == sum(len(d["pairs"]) for d in decisions) > 250
     assert counted["macro/recall"] < 1.0  # realistic answers: not the oracle's perfect score
+
+
+def test_v3_carries_v2_s_decisions_only_where_answer_and_rows_are_the_same() -> None:
+    """Gold v3's realistic set: the 623 v2 conversations no erratum touched keep v2's reviewed
+    decisions (same answer hash, same pairs); the 7 an erratum touched were reviewed again, like the
+    180 new ones."""
+    import json
+
+    def by_id(path: Path) -> dict[str, dict]:
+        return {r["conversation_id"]: r for r in map(json.loads, path.read_text(encoding="utf-8").splitlines())}
+
+    v2 = by_id(REPO / "gold" / "v2" / "answers" / "blind-a" / "matches.jsonl")
+    v3 = by_id(REPO / "gold" / "v3" / "answers" / "blind-a" / "matches.jsonl")
+    carried = [c for c, r in v3.items() if r["decided"] == "carried:v2"]
+    assert len(v3) == 810 and len(carried) == 623
+    for cid in carried:
+        assert {k: v3[cid][k] for k in ("answer_sha256", "pairs", "forbidden", "stale")} == {
+            k: v2[cid][k] for k in ("answer_sha256", "pairs", "forbidden", "stale")
+        }
+    touched = {
+        json.loads(line)["conversation_id"]
+        for line in (REPO / "gold" / "v3" / "errata.jsonl").read_text(encoding="utf-8").splitlines()
+    }
+    assert len(touched) == 7 and not touched & set(carried)
+    assert {v3[c]["decided"] for c in touched} <= {"agreed", "adjudicated"}
+    assert sum(r["decided"] == "agreed" for r in v3.values()) == 180
