@@ -22,7 +22,6 @@ and the gate report) to OUT, byte for byte reproducible.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,19 +33,11 @@ from extraction_eval._entry import run_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gold_v2_assemble import apply_corrections  # noqa: E402
+from gold_v2_assemble import _read, _write, apply_corrections  # noqa: E402
 
 WRITERS = ("g", "h", "i")
 ERRATUM_KEYS = ("id", "conversation_id", "memory_id", "kind", "action", "field", "old", "new", "why", "found_by")
 EXPECTED_KEYS = ("memory_id", "conversation_id", "content", "categories", "temporal_kind", "supersedes")
-
-
-def _read(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _write(path: Path, rows: Sequence[dict[str, Any]]) -> None:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 
 def _next_id(used: set[str], cid: str) -> str:
