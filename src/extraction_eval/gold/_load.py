@@ -15,11 +15,13 @@ from pydantic import BaseModel, ValidationError
 from .._exceptions import GoldDataError
 from .._jsonio import JsonlRow, iter_jsonl, read_json
 from ..vocab import CATEGORIES, FORBIDDEN_REASONS, TEMPORAL_KINDS, Subset
-from ._models import Cassette, CassetteManifest, Conversation, ExpectedMemory, ForbiddenMemory
+from ._models import Cassette, CassetteManifest, Conversation, Erratum, ExpectedMemory, ForbiddenMemory
 
 CONVERSATIONS_FILE = "conversations.jsonl"
 EXPECTED_FILE = "expected_memories.jsonl"
 FORBIDDEN_FILE = "forbidden_memories.jsonl"
+#: A later version's corrections of the version it corrects (gold v3 on; gates/_shared.py reads it).
+ERRATA_FILE = "errata.jsonl"
 CASSETTES_FILE = "openai_cassettes.jsonl"
 MANIFEST_FILE = "cassette_manifest.json"
 BASELINE_FILE = "baseline_results.json"
@@ -160,6 +162,36 @@ def load_forbidden(
                 f"{wanted[key]!r} in {EXPECTED_FILE}; a text is either expected or forbidden, so "
                 "remove it from one of the two files."
             )
+    return rows
+
+
+def load_errata(
+    path: Path, conversation_ids: Mapping[str, Any], memories: Sequence[ExpectedMemory]
+) -> list[tuple[JsonlRow, Erratum]]:
+    """Rows of ``errata.jsonl``, each naming a conversation of this version; an expected row's
+    erratum names a row this version has (edited or added) or no longer has (removed), a forbidden
+    row's erratum names none."""
+    rows = [(row, parse_row(row, Erratum, what="erratum")) for row in iter_jsonl(path)]
+    here = {m.memory_id for m in memories}
+    for row, e in rows:
+        where = f"{path}:{row.line}"
+        if e.conversation_id not in conversation_ids:
+            raise GoldDataError(
+                f"{where}: field 'conversation_id': {e.conversation_id!r} is not a conversation in "
+                f"{CONVERSATIONS_FILE}; an erratum corrects a conversation both versions carry."
+            )
+        if e.kind == "forbidden" and e.memory_id is not None:
+            raise GoldDataError(f"{where}: field 'memory_id': a forbidden row has no id; write null.")
+        if e.kind == "expected":
+            present = e.memory_id in here
+            wanted = e.action != "remove"
+            if e.memory_id is None or present != wanted:
+                state = "is not" if wanted else "is still"
+                raise GoldDataError(
+                    f"{where}: field 'memory_id': {e.memory_id!r} {state} a row of {EXPECTED_FILE} after this "
+                    f"erratum ({e.action}); rebuild the folder with scripts/gold_v3_assemble.py rather than "
+                    "editing either file."
+                )
     return rows
 
 
@@ -312,6 +344,8 @@ def load_gold(path: Path, *, require_manifest: bool = True, answers: str | None 
     memories = tuple(m for _, m in load_expected(path / EXPECTED_FILE, ids))
     forbidden_path = path / FORBIDDEN_FILE
     forbidden = tuple(r for _, r in load_forbidden(forbidden_path, ids, memories)) if forbidden_path.exists() else None
+    if (path / ERRATA_FILE).exists():
+        load_errata(path / ERRATA_FILE, ids, memories)
     manifest_path = (path if answers is None else answer_set_dir(path, answers)) / MANIFEST_FILE
     manifest: CassetteManifest | None = None
     if manifest_path.exists():

@@ -95,6 +95,24 @@ class ForbiddenMemory(_Strict):
     )
 
 
+class Erratum(_Strict):
+    """One row of ``errata.jsonl`` (gold v3 on): a correction of the version it corrects, which stays
+    frozen; written by ``scripts/gold_v3_assemble.py`` from the record's reviewed errata."""
+
+    from_version: str = Field(min_length=1, description="The version corrected (v2).")
+    id: str = Field(pattern=r"^E\d+$", description="The erratum's id in the record (E<n>).")
+    conversation_id: str = Field(description="A conversation of both versions.")
+    memory_id: str | None = Field(description="The expected row changed, removed or added; null for a forbidden row.")
+    kind: Literal["expected", "forbidden"]
+    action: Literal["edit", "add", "remove"]
+    field: str = Field(min_length=1, description="The field edited, or 'row'.")
+    old: Any = Field(description="The value before (null for an added row).")
+    new: Any = Field(description="The value after (null for a removed row).")
+    why: str = Field(min_length=1, description="The evidence: the conversation's words and the guide's rule.")
+    found_by: str = Field(min_length=1)
+    confirmed_by: str = Field(min_length=1)
+
+
 #: The most a cassette keeps of each text field besides the response (characters); a provider's
 #: answer is bounded by these before it is recorded, and a cassette line beyond them is refused.
 FIELD_LIMITS = {"refusal": 10_000, "finish_reason": 64, "system_fingerprint": 256}
