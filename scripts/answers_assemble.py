@@ -100,7 +100,9 @@ def main(
             json.loads(line)["conversation_id"]: json.loads(line)["response"]
             for line in (folder / "openai_cassettes.jsonl").read_text(encoding="utf-8").splitlines()
         }
-        counts = {"agreed": 0, "adjudicated": 0, f"carried:{carry_unchanged}": len(carried)}
+        counts = {"agreed": 0, "adjudicated": 0}
+        if carry_unchanged is not None:
+            counts[f"carried:{carry_unchanged.name}"] = len(carried)
         both = [cid for cid in mine if cid in carried or (cid in ra and cid in rb)]
         if len(both) < len(mine):
             # a review in progress: matches.jsonl decides only what both reviewers have decided

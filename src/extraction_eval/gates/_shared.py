@@ -26,7 +26,11 @@ ROW_FIELDS = ("content", "categories", "temporal_kind", "supersedes")
 
 
 def read_errata(gold_dir: Path) -> list[dict[str, Any]]:
-    """The errata of a gold folder (none when it has no ``errata.jsonl``); ValueError names a bad line."""
+    """The errata of a gold folder (none when it has no ``errata.jsonl``); ValueError names a bad line.
+
+    Only the fields this module reads are checked here: the gate calls it on every run and does not
+    load the gold models for it. Every field of every row is checked when the folder loads
+    (``gold._load.load_errata``), so a bad file fails ``gold validate`` and every run first."""
     path = gold_dir / ERRATA_FILE
     if not path.is_file():
         return []
