@@ -11,10 +11,22 @@ process-global tracking URI).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import islice
+from typing import Any, TypeVar
 
 DIGEST_TAG = "gold_digest"
+#: Records written per upsert request when the dataset is created.
+RECORD_BATCH = 1_000
+
+T = TypeVar("T")
+
+
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """``items`` in lists of ``size`` (the last shorter); ``itertools.batched`` is Python 3.12."""
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
 
 
 def _find(client: Any, experiment_id: str, name: str) -> Any | None:
@@ -23,10 +35,17 @@ def _find(client: Any, experiment_id: str, name: str) -> Any | None:
 
 
 def evaluation_dataset(
-    client: Any, experiment_id: str, name: str, digest: str, records: Sequence[Mapping[str, Any]]
+    client: Any,
+    experiment_id: str,
+    name: str,
+    digest: str,
+    records: Callable[[], Iterable[Mapping[str, Any]]],
+    batch: int = RECORD_BATCH,
 ) -> Any:
-    """The MLflow ``Dataset`` entity of the gold set's evaluation dataset (created when missing);
-    None on a store without evaluation datasets (MLflow's file store)."""
+    """The MLflow ``Dataset`` entity of the gold set's evaluation dataset (created when missing,
+    its records made by ``records()`` and written ``batch`` at a time, so that a large gold set's
+    records are never all held); None on a store without evaluation datasets (MLflow's file
+    store)."""
     from mlflow.genai.datasets.evaluation_dataset import EvaluationDataset
 
     try:
@@ -38,9 +57,9 @@ def evaluation_dataset(
         existing = _find(client, experiment_id, name)
     if existing is None:
         existing = client.create_dataset(name=name, experiment_id=[experiment_id], tags={DIGEST_TAG: digest})
-        client._tracking_client.store.upsert_dataset_records(
-            dataset_id=existing.dataset_id, records=[dict(r) for r in records]
-        )
+        store = client._tracking_client.store
+        for chunk in batched(records(), batch):
+            store.upsert_dataset_records(dataset_id=existing.dataset_id, records=[dict(r) for r in chunk])
         existing = client.get_dataset(existing.dataset_id)
     wrapper: Any = EvaluationDataset
     return wrapper(existing)._to_mlflow_entity()

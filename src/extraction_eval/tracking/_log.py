@@ -14,8 +14,9 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +45,11 @@ class DatasetInfo:
     source: str
     rows: Sequence[Mapping[str, Any]]
     #: The gold version's evaluation dataset: its name, the digest of all its conversations and
-    #: expected memories, and one record per conversation (inputs and expectations).
+    #: expected memories, and what makes its records, one per conversation (inputs and
+    #: expectations), called only when the store does not hold the dataset yet.
     evaluation_name: str = ""
     evaluation_digest: str = ""
-    records: Sequence[Mapping[str, Any]] = ()
+    records: Callable[[], Iterable[Mapping[str, Any]]] | None = None
 
 
 @dataclass(frozen=True)
@@ -59,14 +61,28 @@ class LoggedRun:
     status: str
 
 
+def _sha256_files(paths: Iterable[Path], extra: bytes = b"") -> str:
+    """sha256 of the files' bytes one after another (then ``extra``), read a chunk at a time: the
+    digest of their concatenation, without holding it (a 100x gold set's files are 280 MB)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    digest.update(extra)
+    return digest.hexdigest()
+
+
 def gold_dataset(gold: GoldSet, scored: Sequence[Conversation] | None = None, subset: str = "full") -> DatasetInfo:
     """The conversations a run scored as a dataset input: one row per conversation; the digest
     is of the gold folder's input files (the forbidden memories too, when it has them) for the
-    full set, or of them and the subset's ids for a subset."""
+    full set, or of them and the subset's ids for a subset. The evaluation dataset's records are
+    built only if the store has no such dataset yet, and a batch at a time (``records``)."""
     conversations = gold.conversations if scored is None else tuple(scored)
-    digest_source = b"".join((gold.path / name).read_bytes() for name in gold.input_files)
-    if len(conversations) != len(gold.conversations):
-        digest_source += "\n".join(c.conversation_id for c in conversations).encode()
+    files = [gold.path / name for name in gold.input_files]
+    whole = len(conversations) == len(gold.conversations)
+    full_digest = _sha256_files(files)
+    ids = b"" if whole else "\n".join(c.conversation_id for c in conversations).encode()
     rows = [
         {
             "conversation_id": c.conversation_id,
@@ -76,10 +92,21 @@ def gold_dataset(gold: GoldSet, scored: Sequence[Conversation] | None = None, su
         }
         for c in conversations
     ]
-    whole = len(conversations) == len(gold.conversations)
-    full_source = b"".join((gold.path / name).read_bytes() for name in gold.input_files)
-    records = [
-        {
+    return DatasetInfo(
+        name=f"gold-{gold.version}" if whole else f"gold-{gold.version}-{subset}",
+        digest=(full_digest if whole else _sha256_files(files, ids))[:16],
+        source=str(gold.path.resolve()),
+        rows=rows,
+        evaluation_name=f"gold-{gold.version}",
+        evaluation_digest=full_digest,
+        records=partial(evaluation_records, gold),
+    )
+
+
+def evaluation_records(gold: GoldSet) -> Iterator[dict[str, Any]]:
+    """One record per conversation of the gold set (inputs and expectations), made one at a time."""
+    for c in gold.conversations:
+        yield {
             "inputs": {
                 "conversation_id": c.conversation_id,
                 "session_date": c.session_date,
@@ -93,32 +120,32 @@ def gold_dataset(gold: GoldSet, scored: Sequence[Conversation] | None = None, su
             },
             "tags": {"conversation_id": c.conversation_id},
         }
-        for c in gold.conversations
-    ]
-    return DatasetInfo(
-        name=f"gold-{gold.version}" if whole else f"gold-{gold.version}-{subset}",
-        digest=hashlib.sha256(digest_source).hexdigest()[:16],
-        source=str(gold.path.resolve()),
-        rows=rows,
-        evaluation_name=f"gold-{gold.version}",
-        evaluation_digest=hashlib.sha256(full_source).hexdigest(),
-        records=records,
-    )
 
 
-def table_json(rows: Sequence[Mapping[str, Any]]) -> str:
+#: A table's rows, or what makes them (called twice: once for the columns, once for the rows), so
+#: that a large run's rows are never all held (issue 25, point 3).
+TableRows = Sequence[Mapping[str, Any]] | Callable[[], Iterable[Mapping[str, Any]]]
+
+
+def table_json(rows: TableRows) -> str:
     """MLflow's table artifact format (pandas ``orient="split"``); nested values as JSON text."""
+    return "".join(table_chunks(rows))
+
+
+def table_chunks(rows: TableRows) -> Iterator[str]:
+    """``table_json``'s text a row at a time: ``json.dumps({"columns": ..., "data": ...})``'s bytes."""
+    made = rows if callable(rows) else lambda: rows
     columns: list[str] = []
-    for row in rows:
+    for row in made():
         columns.extend(k for k in row if k not in columns)
-    data = [
-        [
+    yield f'{{"columns": {json.dumps(columns, ensure_ascii=False)}, "data": ['
+    for n, row in enumerate(made()):
+        values = [
             value if isinstance(value, (str, int, float, type(None))) else json.dumps(value, ensure_ascii=False)
             for value in (row.get(c) for c in columns)
         ]
-        for row in rows
-    ]
-    return json.dumps({"columns": columns, "data": data}, ensure_ascii=False)
+        yield (", " if n else "") + json.dumps(values, ensure_ascii=False)
+    yield "]}"
 
 
 def _dataset_entity(dataset: DatasetInfo) -> Any:
@@ -148,7 +175,7 @@ def log_eval_run(
     metrics: Mapping[str, float],
     description: str,
     artifacts: Sequence[Path],
-    tables: Mapping[str, Sequence[Mapping[str, Any]]],
+    tables: Mapping[str, TableRows],
     dataset: DatasetInfo,
     failed: bool,
     plots: Sequence[Path] | Callable[[], Sequence[Path]] = (),
@@ -284,7 +311,7 @@ def _log_everything(
     metrics: Mapping[str, float],
     artifacts: Sequence[Path],
     plots: Sequence[Path],
-    tables: Mapping[str, Sequence[Mapping[str, Any]]],
+    tables: Mapping[str, TableRows],
     dataset: DatasetInfo,
 ) -> None:
     from mlflow.entities import DatasetInput, InputTag, Metric, Param, RunTag
@@ -299,7 +326,7 @@ def _log_everything(
     )
     evaluation = [InputTag("mlflow.data.context", "evaluation")]
     inputs = [DatasetInput(_dataset_entity(dataset), tags=evaluation)]
-    if dataset.records:
+    if dataset.records is not None:
         from ._eval_dataset import evaluation_dataset
 
         entity = evaluation_dataset(
@@ -315,7 +342,8 @@ def _log_everything(
     with tempfile.TemporaryDirectory() as tmp:
         for name, rows in tables.items():
             table = Path(tmp) / name
-            table.write_text(table_json(rows), encoding="utf-8")
+            with open(table, "w", encoding="utf-8") as fh:
+                fh.writelines(table_chunks(rows))
             client.log_artifact(rid, str(table))
 
 
