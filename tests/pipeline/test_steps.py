@@ -7,7 +7,15 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from extraction_eval.evaluation import RunOptions, parse_responses, plan_run, score_answers, write_outputs
+from extraction_eval.evaluation import (
+    RunOptions,
+    parse_responses,
+    per_conversation_rows,
+    plan_run,
+    score_answers,
+    table_rows,
+    write_outputs,
+)
 from extraction_eval.gold import load_gold
 from extraction_eval.pipeline import check_contract, collect_answers
 from extraction_eval.vocab import CassetteKind, Mode
@@ -51,3 +59,15 @@ def test_the_steps_run_alone_and_the_answers_score_again(tiny_gold: Path, tmp_pa
     rows = [json.loads(line) for line in (tmp_path / "out" / "per_conversation.jsonl").read_text().splitlines()]
     assert rows[1]["conversation_id"] == "t02" and rows[1]["failure_reason"] == "length"
     assert not (tmp_path / "out" / "run.json").exists()  # no MLflow step ran
+    # the file's rows are written one at a time; only the table's flat rows are kept for MLflow
+    assert rows == json.loads(json.dumps(per_conversation_rows(again)))
+    assert files.table == tuple(table_rows(per_conversation_rows(again)))
+    assert files.table[1] == {
+        "conversation_id": "t02",
+        "status": "failed",
+        **rows[1]["outcomes"],
+        "expected": 1,
+        "predicted": 0,
+        "failure_reason": "length",
+        "error": rows[1]["error"],
+    }

@@ -3,7 +3,7 @@ the manifest it used, and run.json (docs/tracking-reference.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,15 +23,20 @@ COMPARISON_FILE = "comparison.md"
 
 @dataclass(frozen=True)
 class RunFiles:
-    """What ``write_outputs`` wrote: the files to log as artifacts, and the per-conversation rows."""
+    """What ``write_outputs`` wrote: the files to log as artifacts, and the per-conversation
+    table's rows (``table_rows``; the full rows are in per_conversation.jsonl, never all held)."""
 
     artifacts: tuple[Path, ...]
-    rows: tuple[dict[str, Any], ...]
+    table: tuple[dict[str, Any], ...]
 
 
 def per_conversation_rows(scored: ScoredRun) -> list[dict[str, Any]]:
     """One row per conversation: its score and what its answer cost."""
-    rows = []
+    return list(iter_per_conversation_rows(scored))
+
+
+def iter_per_conversation_rows(scored: ScoredRun) -> Iterator[dict[str, Any]]:
+    """``per_conversation_rows`` one at a time."""
     samples = scored.samples or (0,) * len(scored.answers)
     for conversation_score, answer, sample in zip(scored.report.conversations, scored.answers, samples, strict=True):
         row: dict[str, Any] = {"conversation_id": conversation_score.conversation_id, "sample": sample}
@@ -43,8 +48,7 @@ def per_conversation_rows(scored: ScoredRun) -> list[dict[str, Any]]:
             "latency_s": answer.latency_s,
             "retries": answer.retries,
         }
-        rows.append(row)
-    return rows
+        yield row
 
 
 def table_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -53,31 +57,38 @@ def table_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     On a ``--repeat`` run a conversation has a row per sample, told apart by a ``sample`` column
     (absent on a run of one sample, whose table is unchanged)."""
     repeated = any(r["sample"] for r in rows)
-    return [
-        {
-            "conversation_id": r["conversation_id"],
-            **({"sample": r["sample"]} if repeated else {}),
-            "status": r["status"],
-            "expected": len(r["expected"]),
-            "predicted": len(r["predicted"]),
-            **r["outcomes"],
-            "failure_reason": r["failure_reason"] or "",
-            "error": r["error"] or "",
-        }
-        for r in rows
-    ]
+    return [table_row(r, repeated=repeated) for r in rows]
+
+
+def table_row(row: Mapping[str, Any], *, repeated: bool) -> dict[str, Any]:
+    """One row of ``table_rows`` (``repeated``: the run has several samples per conversation)."""
+    return {
+        "conversation_id": row["conversation_id"],
+        **({"sample": row["sample"]} if repeated else {}),
+        "status": row["status"],
+        "expected": len(row["expected"]),
+        "predicted": len(row["predicted"]),
+        **row["outcomes"],
+        "failure_reason": row["failure_reason"] or "",
+        "error": row["error"] or "",
+    }
 
 
 def memory_table_rows(scored: ScoredRun) -> list[dict[str, Any]]:
     """One row per expected or predicted memory of the run (``scoring.memory_rows``); on a
     ``--repeat`` run each row says its conversation's ``sample``, after ``conversation_id``."""
+    return list(iter_memory_table_rows(scored))
+
+
+def iter_memory_table_rows(scored: ScoredRun) -> Iterator[dict[str, Any]]:
+    """``memory_table_rows`` a conversation at a time (the run logs them as they are made)."""
     if not any(scored.samples):
-        return [row for conversation in scored.report.conversations for row in memory_rows(conversation)]
-    return [
-        {"conversation_id": row["conversation_id"], "sample": sample, **row}
-        for conversation, sample in zip(scored.report.conversations, scored.samples, strict=True)
-        for row in memory_rows(conversation)
-    ]
+        for conversation in scored.report.conversations:
+            yield from memory_rows(conversation)
+        return
+    for conversation, sample in zip(scored.report.conversations, scored.samples, strict=True):
+        for row in memory_rows(conversation):
+            yield {"conversation_id": row["conversation_id"], "sample": sample, **row}
 
 
 def write_outputs(output_dir: Path, gold_dir: Path, scored: ScoredRun) -> RunFiles:
@@ -85,9 +96,16 @@ def write_outputs(output_dir: Path, gold_dir: Path, scored: ScoredRun) -> RunFil
     output_dir.mkdir(parents=True, exist_ok=True)
     metrics_path = output_dir / METRICS_FILE
     write_json(metrics_path, dict(sorted(scored.metrics.items())))
-    rows = per_conversation_rows(scored)
     per_conversation = output_dir / PER_CONVERSATION_FILE
-    atomic_write_lines(per_conversation, (dumps_line(r) + "\n" for r in rows))
+    repeated = any(scored.samples)
+    table: list[dict[str, Any]] = []
+
+    def lines() -> Iterator[str]:  # each full row written and dropped; only its table row is kept
+        for row in iter_per_conversation_rows(scored):
+            table.append(table_row(row, repeated=repeated))
+            yield dumps_line(row) + "\n"
+
+    atomic_write_lines(per_conversation, lines())
     artifacts = [metrics_path, per_conversation, write_responses(output_dir, scored.answers, scored.samples)]
     # The manifest the run used, beside its numbers in the output folder too (and never
     # an older run's copy beside these numbers when this gold folder has none).
@@ -97,7 +115,7 @@ def write_outputs(output_dir: Path, gold_dir: Path, scored: ScoredRun) -> RunFil
         artifacts.append(manifest_copy)
     else:
         manifest_copy.unlink(missing_ok=True)
-    return RunFiles(tuple(artifacts), tuple(rows))
+    return RunFiles(tuple(artifacts), tuple(table))
 
 
 def write_run_json(

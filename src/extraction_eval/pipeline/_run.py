@@ -89,6 +89,8 @@ def _run_steps(mode: Mode, gold_dir: Path, folder: OutputFolder, options: RunOpt
     verdict = check_contract(plan, gold, selected)
     override = verdict is not None and verdict.override
     collected = collect_answers(plan, gold, selected, options, verdict)
+    checked, drift = verdict is not None, contract_notes(verdict)
+    del verdict  # its cassettes are answers now: not held while the run is scored and logged
     matcher = choose_run_matcher(plan, gold, selected, collected.answers, options)
     scored = score_answers(
         gold,
@@ -99,7 +101,7 @@ def _run_steps(mode: Mode, gold_dir: Path, folder: OutputFolder, options: RunOpt
         matcher=matcher,
         extra_samples=collected.extra_samples,
     )
-    replayed = replayed_cassettes(gold, collected.cassette_kind, collected.answers) if verdict is not None else None
+    replayed = replayed_cassettes(gold, collected.cassette_kind, collected.answers) if checked else None
     git = git_state(project_root())
     tags = build_tags(plan, gold, collected, override=override, git=git, matcher=matcher, replayed=replayed)
     params = {**build_params(plan, gold_dir, len(selected), options, matcher=matcher), **count_params(scored.metrics)}
@@ -151,7 +153,7 @@ def _run_steps(mode: Mode, gold_dir: Path, folder: OutputFolder, options: RunOpt
         cassette_kind=collected.cassette_kind,
         override=override,
         failed=scored.failed,
-        notes=(*contract_notes(verdict), *collected.notes, *scored.notes, *experiment_notes(plan, logged)),
+        notes=(*drift, *collected.notes, *scored.notes, *experiment_notes(plan, logged)),
         tags=tags,
         answers=collected.answers,
         files=tuple(p for p in committed if p.name != COMPARISON_FILE),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 from .._exceptions import ContractDriftError
@@ -20,9 +21,8 @@ from ..evaluation import (
     collect_live,
     collect_record,
     collect_replay,
-    memory_table_rows,
+    iter_memory_table_rows,
     output_error,
-    table_rows,
     write_outputs,
     write_run_json,
 )
@@ -117,7 +117,7 @@ def log_run(
         metrics={k: v for k, v in scored.metrics.items() if not k.startswith("counts/")},
         description=description,
         artifacts=files.artifacts,
-        tables={TABLE_FILE: table_rows(files.rows), MEMORY_TABLE_FILE: memory_table_rows(scored)},
+        tables={TABLE_FILE: files.table, MEMORY_TABLE_FILE: partial(iter_memory_table_rows, scored)},
         dataset=gold_dataset(gold, selected, plan.subset.value),
         failed=scored.failed,
         plots=plots,
