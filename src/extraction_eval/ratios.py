@@ -195,9 +195,10 @@ def paired_se(
     return _se([u_run.get(cid, 0.0) - u_base.get(cid, 0.0) for cid in sorted(conversations)])
 
 
-def per_conversation_counts(rows: Sequence[tuple[str, Counts]]) -> dict[str, dict[str, tuple[int, int]]]:
+def per_conversation_counts(rows: Iterable[tuple[str, Counts]]) -> dict[str, dict[str, tuple[int, int]]]:
     """Rows of (conversation id, counts) — several samples of one conversation included —
-    summed per conversation: the cluster is the conversation, not the sample."""
+    summed per conversation: the cluster is the conversation, not the sample. ``rows`` may be
+    a generator, so that a run's counts are not held twice (issue 25)."""
     out: dict[str, dict[str, tuple[int, int]]] = {}
     for cid, counts in rows:
         target = out.setdefault(cid, {})

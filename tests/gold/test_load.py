@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from extraction_eval import GoldDataError
-from extraction_eval.gold import load_gold
+from extraction_eval.gold import ForbiddenMemory, Turn, load_gold
 
 from ..conftest import TINY, copy_gold
 
@@ -152,3 +152,45 @@ def test_a_blank_line_is_still_an_empty_line(gold: Path) -> None:
 def test_missing_folder_names_the_fix(tmp_path: Path) -> None:
     with pytest.raises(GoldDataError, match="not a gold folder.*--gold gold/v1"):
         load_gold(tmp_path / "nope")
+
+
+def test_a_turn_is_small_and_its_typo_is_named(gold: Path) -> None:
+    """Turns are slotted dataclasses (issue 25: 48 bytes each, not a model's 480); an unknown key in
+    one is still refused with its file, line and field, like a model's."""
+    import sys
+
+    turn = load_gold(gold, require_manifest=False).conversations[0].turns[0]
+    assert not hasattr(turn, "__dict__") and sys.getsizeof(turn) <= 64
+    assert turn == Turn(role=turn.role, content=turn.content)
+    rows = [json.loads(line) for line in (gold / "conversations.jsonl").read_text().splitlines()]
+    edit_row(gold / "conversations.jsonl", 2, turns=[{**rows[2]["turns"][0], "speaker": "me"}])
+    with pytest.raises(GoldDataError) as info:
+        load_gold(gold, require_manifest=False)
+    assert str(info.value) == (
+        f"{gold / 'conversations.jsonl'}:3: field 'turns[0].speaker' is not part of a conversation; "
+        "remove it or fix its spelling."
+    )
+
+
+def test_rows_share_their_fields_set_and_a_copy_keeps_its_own(gold: Path) -> None:
+    """Issue 25: rows that gave the same fields share one fields-set (not 728 bytes each); it is
+    still each row's own answer, and ``model_copy(update=...)`` changes the copy's alone."""
+    loaded = load_gold(gold, require_manifest=False)
+    first, second = loaded.memories[0], loaded.memories[1]
+    assert first.model_fields_set is second.model_fields_set
+    assert first.model_fields_set == {
+        "memory_id",
+        "conversation_id",
+        "content",
+        "categories",
+        "temporal_kind",
+        "supersedes",
+    }
+    assert loaded.conversations[0].model_fields_set is loaded.conversations[1].model_fields_set
+    forbidden = ForbiddenMemory(conversation_id="t01", content="User's PIN is 1234.", reason="secret")
+    assert forbidden.model_fields_set == {"conversation_id", "content", "reason"}  # stratum left to its default
+    copy = forbidden.model_copy(update={"stratum": "hard"})
+    assert copy.model_fields_set == {"conversation_id", "content", "reason", "stratum"}
+    assert forbidden.model_fields_set == {"conversation_id", "content", "reason"}
+    again = ForbiddenMemory(conversation_id="t02", content="User's PIN is 9.", reason="secret")
+    assert again.model_fields_set is forbidden.model_fields_set and "stratum" not in again.model_fields_set

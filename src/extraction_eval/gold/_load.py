@@ -66,7 +66,7 @@ def format_validation_error(where: str, exc: ValidationError, *, what: str) -> s
             fix = f"add the field {top!r} (every field of {_article(what)} {what} is required)"
             lines.append(f"{where}: field {name!r} is missing; {fix}.")
             continue
-        if err["type"] == "extra_forbidden":
+        if err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):  # a model's / a dataclass's (Turn)
             lines.append(
                 f"{where}: field {name!r} is not part of {_article(what)} {what}; remove it or fix its spelling."
             )

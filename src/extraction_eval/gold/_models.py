@@ -7,6 +7,7 @@ import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
+from pydantic.dataclasses import dataclass
 
 from .._json import utf8_problem
 from ..vocab import CassetteKind, Category, Enforcement, ForbiddenReason, SecurityStratum, Subset, TemporalKind
@@ -26,14 +27,34 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Turn(_Strict):
-    """One message of a conversation."""
+#: One fields-set per distinct set of fields given, shared by the rows that gave them.
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+
+
+class _Row(_Strict):
+    """A row of a gold file, held once per conversation or memory for the whole run.
+
+    Pydantic gives every instance a set of the fields it was given (``model_fields_set``): 728
+    bytes for an expected memory, 130 MB at 100x gold v2 (docs/benchmarks.md, section 7). A
+    frozen row never changes it (pydantic adds to it only on assignment, and ``model_copy``
+    copies it before adding), so rows that gave the same fields share one set."""
+
+    def model_post_init(self, context: Any, /) -> None:
+        given = self.__pydantic_fields_set__
+        object.__setattr__(self, "__pydantic_fields_set__", _FIELDS_SETS.setdefault(frozenset(given), given))
+
+
+@dataclass(frozen=True, slots=True, config=ConfigDict(extra="forbid"))
+class Turn:
+    """One message of a conversation: a slotted dataclass, not a model, because a gold set holds
+    one per message (8 per conversation in v2); 48 bytes each against a model's 480 (its
+    ``__dict__`` and fields-set), 220 MB at 100x gold v2 (docs/benchmarks.md, section 7)."""
 
     role: Literal["user", "assistant"] = Field(description="Who spoke: user or assistant.")
     content: str = Field(min_length=1, description="What was said, as typed.")
 
 
-class Conversation(_Strict):
+class Conversation(_Row):
     """One row of ``conversations.jsonl``."""
 
     conversation_id: str = Field(pattern=_ID_PATTERN, description="Unique id in the gold set.")
@@ -46,7 +67,7 @@ class Conversation(_Strict):
     _date = field_validator("session_date")(_check_iso_date)
 
 
-class ExpectedMemory(_Strict):
+class ExpectedMemory(_Row):
     """One row of ``expected_memories.jsonl``: a memory a careful extractor produces."""
 
     memory_id: str = Field(pattern=_ID_PATTERN, description="Unique id in the gold set.")
@@ -77,7 +98,7 @@ class ExpectedMemory(_Strict):
         return len(self.categories) > 1
 
 
-class ForbiddenMemory(_Strict):
+class ForbiddenMemory(_Row):
     """One row of ``forbidden_memories.jsonl``: what must never be extracted from a conversation."""
 
     conversation_id: str = Field(description="The conversation it must not be extracted from.")

@@ -282,5 +282,5 @@ def score(cases: Iterable[Case], matcher: Matcher) -> ScoreReport:
     """Match every conversation one-to-one, then compute every metric."""
     scored = tuple(score_conversation(case, matcher) for case in cases)
     metrics = aggregate(scored)
-    counts = per_conversation_counts([(s.conversation_id, conversation_counts(s)) for s in scored])
+    counts = per_conversation_counts((s.conversation_id, conversation_counts(s)) for s in scored)
     return ScoreReport(metrics=metrics, conversations=scored, uncertainty=uncertainty_metrics(counts, metrics))
