@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from extraction_eval.tracking._log import table_chunks, table_json
+from extraction_eval.tracking._log import table_chunks
 
 ROWS = [
     {"conversation_id": "c1", "outcome": "matched", "similarity": 0.5},
@@ -27,11 +27,11 @@ def test_a_table_is_the_same_text_from_rows_or_from_what_makes_them() -> None:
         calls.append(1)
         yield from ROWS
 
-    assert table_json(ROWS) == EXPECTED
+    assert "".join(table_chunks(ROWS)) == EXPECTED
     assert "".join(table_chunks(made)) == EXPECTED
     assert calls == [1, 1]  # once for the columns, once for the rows: never a list of them all
     assert json.loads(EXPECTED)["data"][1][3] == '["factual", "episodic"]'
 
 
 def test_an_empty_table() -> None:
-    assert table_json([]) == '{"columns": [], "data": []}' == json.dumps({"columns": [], "data": []})
+    assert "".join(table_chunks([])) == '{"columns": [], "data": []}' == json.dumps({"columns": [], "data": []})

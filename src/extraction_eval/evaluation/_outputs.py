@@ -3,7 +3,7 @@ the manifest it used, and run.json (docs/tracking-reference.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,19 +24,14 @@ COMPARISON_FILE = "comparison.md"
 @dataclass(frozen=True)
 class RunFiles:
     """What ``write_outputs`` wrote: the files to log as artifacts, and the per-conversation
-    table's rows (``table_rows``; the full rows are in per_conversation.jsonl, never all held)."""
+    table's rows (``table_row``; the full rows are in per_conversation.jsonl, never all held)."""
 
     artifacts: tuple[Path, ...]
     table: tuple[dict[str, Any], ...]
 
 
-def per_conversation_rows(scored: ScoredRun) -> list[dict[str, Any]]:
-    """One row per conversation: its score and what its answer cost."""
-    return list(iter_per_conversation_rows(scored))
-
-
-def iter_per_conversation_rows(scored: ScoredRun) -> Iterator[dict[str, Any]]:
-    """``per_conversation_rows`` one at a time."""
+def per_conversation_rows(scored: ScoredRun) -> Iterator[dict[str, Any]]:
+    """One row per conversation: its score and what its answer cost (made one at a time)."""
     samples = scored.samples or (0,) * len(scored.answers)
     for conversation_score, answer, sample in zip(scored.report.conversations, scored.answers, samples, strict=True):
         row: dict[str, Any] = {"conversation_id": conversation_score.conversation_id, "sample": sample}
@@ -51,17 +46,11 @@ def iter_per_conversation_rows(scored: ScoredRun) -> Iterator[dict[str, Any]]:
         yield row
 
 
-def table_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The per-conversation table MLflow shows: flat columns a reviewer sorts by error.
-
-    On a ``--repeat`` run a conversation has a row per sample, told apart by a ``sample`` column
-    (absent on a run of one sample, whose table is unchanged)."""
-    repeated = any(r["sample"] for r in rows)
-    return [table_row(r, repeated=repeated) for r in rows]
-
-
 def table_row(row: Mapping[str, Any], *, repeated: bool) -> dict[str, Any]:
-    """One row of ``table_rows`` (``repeated``: the run has several samples per conversation)."""
+    """A row of the per-conversation table MLflow shows: flat columns a reviewer sorts by error.
+
+    On a ``--repeat`` run (``repeated``) a conversation has a row per sample, told apart by a
+    ``sample`` column (absent on a run of one sample, whose table is unchanged)."""
     return {
         "conversation_id": row["conversation_id"],
         **({"sample": row["sample"]} if repeated else {}),
@@ -74,14 +63,10 @@ def table_row(row: Mapping[str, Any], *, repeated: bool) -> dict[str, Any]:
     }
 
 
-def memory_table_rows(scored: ScoredRun) -> list[dict[str, Any]]:
-    """One row per expected or predicted memory of the run (``scoring.memory_rows``); on a
-    ``--repeat`` run each row says its conversation's ``sample``, after ``conversation_id``."""
-    return list(iter_memory_table_rows(scored))
-
-
-def iter_memory_table_rows(scored: ScoredRun) -> Iterator[dict[str, Any]]:
-    """``memory_table_rows`` a conversation at a time (the run logs them as they are made)."""
+def memory_table_rows(scored: ScoredRun) -> Iterator[dict[str, Any]]:
+    """One row per expected or predicted memory of the run (``scoring.memory_rows``), made a
+    conversation at a time as the run logs them; on a ``--repeat`` run each row says its
+    conversation's ``sample``, after ``conversation_id``."""
     if not any(scored.samples):
         for conversation in scored.report.conversations:
             yield from memory_rows(conversation)
@@ -101,7 +86,7 @@ def write_outputs(output_dir: Path, gold_dir: Path, scored: ScoredRun) -> RunFil
     table: list[dict[str, Any]] = []
 
     def lines() -> Iterator[str]:  # each full row written and dropped; only its table row is kept
-        for row in iter_per_conversation_rows(scored):
+        for row in per_conversation_rows(scored):
             table.append(table_row(row, repeated=repeated))
             yield dumps_line(row) + "\n"
 

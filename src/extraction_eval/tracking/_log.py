@@ -127,13 +127,9 @@ def evaluation_records(gold: GoldSet) -> Iterator[dict[str, Any]]:
 TableRows = Sequence[Mapping[str, Any]] | Callable[[], Iterable[Mapping[str, Any]]]
 
 
-def table_json(rows: TableRows) -> str:
-    """MLflow's table artifact format (pandas ``orient="split"``); nested values as JSON text."""
-    return "".join(table_chunks(rows))
-
-
 def table_chunks(rows: TableRows) -> Iterator[str]:
-    """``table_json``'s text a row at a time: ``json.dumps({"columns": ..., "data": ...})``'s bytes."""
+    """MLflow's table artifact format (pandas ``orient="split"``; nested values as JSON text), a row
+    at a time: joined, the text of ``json.dumps({"columns": ..., "data": ...})``."""
     made = rows if callable(rows) else lambda: rows
     columns: list[str] = []
     for row in made():
