@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import getpass
-import hashlib
 import json
 import sys
 import tempfile
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .._exceptions import Terminated, TrackingError
+from .._jsonio import sha256_files
 from .._settings import mask_secrets
 from ..evaluation._traces import TraceRecord
 from ..gold import Conversation, GoldSet
@@ -61,18 +61,6 @@ class LoggedRun:
     status: str
 
 
-def _sha256_files(paths: Iterable[Path], extra: bytes = b"") -> str:
-    """sha256 of the files' bytes one after another (then ``extra``), read a chunk at a time: the
-    digest of their concatenation, without holding it (a 100x gold set's files are 280 MB)."""
-    digest = hashlib.sha256()
-    for path in paths:
-        with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
-    digest.update(extra)
-    return digest.hexdigest()
-
-
 def gold_dataset(gold: GoldSet, scored: Sequence[Conversation] | None = None, subset: str = "full") -> DatasetInfo:
     """The conversations a run scored as a dataset input: one row per conversation; the digest
     is of the gold folder's input files (the forbidden memories too, when it has them) for the
@@ -81,7 +69,7 @@ def gold_dataset(gold: GoldSet, scored: Sequence[Conversation] | None = None, su
     conversations = gold.conversations if scored is None else tuple(scored)
     files = [gold.path / name for name in gold.input_files]
     whole = len(conversations) == len(gold.conversations)
-    full_digest = _sha256_files(files)
+    full_digest = sha256_files(files)
     ids = b"" if whole else "\n".join(c.conversation_id for c in conversations).encode()
     rows = [
         {
@@ -94,7 +82,7 @@ def gold_dataset(gold: GoldSet, scored: Sequence[Conversation] | None = None, su
     ]
     return DatasetInfo(
         name=f"gold-{gold.version}" if whole else f"gold-{gold.version}-{subset}",
-        digest=(full_digest if whole else _sha256_files(files, ids))[:16],
+        digest=(full_digest if whole else sha256_files(files, ids))[:16],
         source=str(gold.path.resolve()),
         rows=rows,
         evaluation_name=f"gold-{gold.version}",
